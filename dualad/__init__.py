@@ -1,0 +1,33 @@
+"""dualad: exact derivatives of the NumPy code you already write.
+
+Forward mode evaluates your function on :class:`Dual` arrays
+(``a + b·ε``, ``ε² = 0``); every NumPy call on them is a primitive of one rule
+table. See the README for a tour.
+
+Examples
+--------
+>>> import numpy as np, dualad
+>>> f = lambda x1, x2: np.log(x1) + x1 * x2 - np.sin(x2)
+>>> dualad.jacfwd(f, argnums=(0, 1))(2.0, 5.0)
+(np.float64(5.5), np.float64(1.7163378145367738))
+"""
+
+from .dual import Dual, primal_value  # first: it loads the rule table through dualad.ops
+from . import rules  # noqa: F401,I001
+from .forward import DEFAULT_CHUNK_BYTES, derivative, jacfwd, jacobian, jvp
+from .primitive import Primitive, Tag, register_function
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Dual",
+    "Primitive",
+    "Tag",
+    "DEFAULT_CHUNK_BYTES",
+    "derivative",
+    "jacfwd",
+    "jacobian",
+    "jvp",
+    "primal_value",
+    "register_function",
+]

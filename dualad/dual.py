@@ -1,0 +1,505 @@
+"""The Dual array: a primal array and a tangent array with a seed axis.
+
+``Dual(primal, tangent)`` stands for ``primal + tangent·ε`` with ``ε² = 0``.
+The tangent has shape ``(K, *primal.shape)``: K tangent directions ("seeds")
+carried through one evaluation, so one ufunc or one BLAS call serves all K.
+A tangent of ``None`` is a structural zero and costs nothing.
+
+Every operation on a Dual is a call of a :class:`~dualad.primitive.Primitive`;
+``_process`` below is the forward-mode interpreter of the rule table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .primitive import (
+    FUNCTION_HANDLERS,
+    MINUS_ONE,
+    ONE,
+    UFUNC_HANDLERS,
+    Boxed,
+    Primitive,
+    Tag,
+    missing_rule_error,
+    qualified_name,
+)
+
+__all__ = ["Dual", "primal_value"]
+
+
+class Dual(Boxed):
+    """An array of dual numbers ``primal + ε·tangent`` (forward-mode AD).
+
+    Parameters
+    ----------
+    primal:
+        Array-like of real floats (ints and bools become float64).
+    tangent:
+        Array-like of the primal's shape, or, with ``batched=True``, of shape
+        ``(K, *primal.shape)`` for K tangent directions. ``None`` is a zero
+        tangent.
+    batched:
+        Whether ``tangent`` has a leading seed axis.
+    tag:
+        The perturbation's :class:`~dualad.primitive.Tag`; a fresh one if
+        omitted. Transforms make tags themselves.
+
+    Attributes
+    ----------
+    primal:
+        The value, an ndarray (or a Dual of an outer tag when nested).
+    tangent:
+        Shape ``(K, *primal.shape)``, or ``None`` (structural zero).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dualad import Dual
+    >>> x = Dual(np.array([0.0, 1.0]), np.array([1.0, 1.0]))
+    >>> y = np.sin(x) * 2.0
+    >>> y.primal
+    array([0.        , 1.68294197])
+    >>> y.tangent            # one seed: shape (1, 2)
+    array([[2.        , 1.08060461]])
+    """
+
+    __slots__ = ("primal", "tangent", "_tag")
+    __array_priority__ = 1000
+
+    def __init__(self, primal: Any, tangent: Any = None, *, batched: bool = False,
+                 tag: Tag | None = None) -> None:
+        primal = as_float_array(primal)
+        if tangent is not None:
+            tangent = np.asarray(tangent, dtype=primal.dtype)
+            if not batched:
+                check_tangent_shape(primal.shape, tangent.shape)
+                tangent = tangent[np.newaxis]
+            else:
+                check_tangent_shape(primal.shape, tangent.shape[1:], seeds=True)
+        self.primal = primal
+        self.tangent = tangent
+        self._tag = tag if tag is not None else Tag()
+
+    @classmethod
+    def _new(cls, primal: Any, tangent: Any, tag: Tag) -> Dual:
+        """Construct without checks (the hot path)."""
+        self = object.__new__(cls)
+        self.primal = primal
+        self.tangent = tangent
+        self._tag = tag
+        return self
+
+    @property
+    def tag(self) -> Tag:
+        """The tag of the transform this perturbation belongs to."""
+        return self._tag
+
+    # -- the forward-mode interpreter --------------------------------------
+
+    def _process(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        tag = self._tag
+        primals = list(args)
+        tangents = [None] * len(args)
+        seeded = False
+        for i, a in enumerate(args):
+            if isinstance(a, Dual) and a._tag is tag:
+                primals[i] = a.primal
+                tangents[i] = a.tangent
+                seeded = seeded or a.tangent is not None
+        ans = prim(*primals, **params)
+        if not seeded:
+            return ans
+        if prim.partials is not None:
+            t_out = elementwise_jvp(prim, primals, tangents, ans)
+        elif prim.jvp_rule is not None:
+            t_out = prim.jvp_rule(primals, tangents, ans, **params)
+        else:
+            return ans
+        if t_out is None:
+            return ans
+        return Dual._new(ans, t_out, tag)
+
+    # -- array attributes ----------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.primal.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.primal.ndim
+
+    @property
+    def size(self) -> int:
+        return self.primal.size
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.primal.dtype
+
+    @property
+    def seeds(self) -> int:
+        """K, the number of tangent directions (0 for a structural zero)."""
+        return 0 if self.tangent is None else self.tangent.shape[0]
+
+    @property
+    def T(self) -> Dual:
+        return FUNCTION_HANDLERS[np.transpose](self)
+
+    @property
+    def mT(self) -> Dual:
+        return FUNCTION_HANDLERS[np.swapaxes](self, -1, -2)
+
+    @property
+    def real(self) -> Dual:
+        return self
+
+    @property
+    def imag(self) -> np.ndarray:
+        return np.zeros(self.shape, self.dtype)
+
+    def __len__(self) -> int:
+        return len(self.primal)
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        return f"Dual(primal={self.primal!r}, tangent={self.tangent!r})"
+
+    # -- conversions that would lose the derivative --------------------------
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            "Converting a dualad.Dual to a NumPy array would drop its derivative "
+            "(the tangent). Keep it a Dual: use NumPy functions on it directly, "
+            "np.stack(...) instead of np.array([...]), and dualad.primal_value(x) "
+            "where you really want the value only."
+        )
+
+    def __float__(self) -> float:
+        raise TypeError(
+            "float() of a dualad.Dual would drop its derivative; use "
+            "dualad.primal_value(x) if you want the value only."
+        )
+
+    __complex__ = __float__
+
+    def item(self, *args):
+        raise TypeError(
+            "Dual.item() would drop the derivative; index the Dual instead "
+            "(x[i]), or use dualad.primal_value(x).item()."
+        )
+
+    def tolist(self):
+        raise TypeError("Dual.tolist() would drop the derivative; use list(x) for Duals.")
+
+    def __int__(self) -> int:
+        return int(primal_value(self))  # piecewise constant: derivative zero
+
+    def __bool__(self) -> bool:
+        return bool(primal_value(self))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # -- operators -----------------------------------------------------------
+
+    def __add__(self, other): return _ops.add(self, other)
+    def __radd__(self, other): return _ops.add(other, self)
+    def __sub__(self, other): return _ops.subtract(self, other)
+    def __rsub__(self, other): return _ops.subtract(other, self)
+    def __mul__(self, other): return _ops.multiply(self, other)
+    def __rmul__(self, other): return _ops.multiply(other, self)
+    def __truediv__(self, other): return _ops.divide(self, other)
+    def __rtruediv__(self, other): return _ops.divide(other, self)
+    def __floordiv__(self, other): return _ops.floor_divide(self, other)
+    def __rfloordiv__(self, other): return _ops.floor_divide(other, self)
+    def __mod__(self, other): return _ops.remainder(self, other)
+    def __rmod__(self, other): return _ops.remainder(other, self)
+    def __divmod__(self, other): return UFUNC_HANDLERS[np.divmod](self, other)
+    def __rdivmod__(self, other): return UFUNC_HANDLERS[np.divmod](other, self)
+    def __matmul__(self, other): return UFUNC_HANDLERS[np.matmul](self, other)
+    def __rmatmul__(self, other): return UFUNC_HANDLERS[np.matmul](other, self)
+    def __neg__(self): return _ops.negative(self)
+    def __pos__(self): return self
+    def __abs__(self): return _ops.absolute(self)
+
+    def __pow__(self, other):
+        if isinstance(other, (int, float)) and other == 2:
+            return _ops.square(self)  # the common case, one pass cheaper
+        return _ops.power(self, other)
+
+    def __rpow__(self, other): return _ops.power(other, self)
+
+    # Comparisons look at primal values only and return plain boolean arrays,
+    # so a branch never depends on the tangent or the number of seeds.
+    def __lt__(self, other): return _ops.less(self, other)
+    def __le__(self, other): return _ops.less_equal(self, other)
+    def __gt__(self, other): return _ops.greater(self, other)
+    def __ge__(self, other): return _ops.greater_equal(self, other)
+    def __eq__(self, other): return _ops.equal(self, other)  # type: ignore[override]
+    def __ne__(self, other): return _ops.not_equal(self, other)  # type: ignore[override]
+
+    # -- indexing ------------------------------------------------------------
+
+    def __getitem__(self, index):
+        return _ops.getitem(self, index=_static_index(index))
+
+    def __setitem__(self, index, value) -> None:
+        """Write ``value`` into the primal and tangent in place."""
+        index = _static_index(index)
+        if isinstance(value, Dual) and value._tag.level > self._tag.level:
+            raise TypeError(
+                "cannot write a Dual of an inner transform into a Dual of an outer "
+                "one in place; build the result with np.where/np.concatenate instead"
+            )
+        if isinstance(value, Dual) and value._tag is self._tag:
+            v_primal, v_tangent = value.primal, value.tangent
+        else:
+            v_primal, v_tangent = value, None
+        self.primal[index] = v_primal
+        if v_tangent is None and self.tangent is None:
+            return
+        if self.tangent is None:
+            self.tangent = np.zeros((v_tangent.shape[0],) + self.shape, self.dtype)
+        elif not getattr(self.tangent, "flags", None) or not self.tangent.flags.writeable:
+            self.tangent = self.tangent.copy()
+        t_index = (slice(None),) + (index if isinstance(index, tuple) else (index,))
+        if _has_advanced_index(t_index):
+            moved = np.moveaxis(self.tangent, 0, -1)
+            moved[index] = 0 if v_tangent is None else np.moveaxis(
+                align_tangent(v_tangent, moved[index].ndim - 1), 0, -1)
+        else:
+            self.tangent[t_index] = 0 if v_tangent is None else align_tangent(
+                v_tangent, self.tangent[t_index].ndim - 1)
+
+    # -- NumPy protocols -----------------------------------------------------
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs, **kwargs):
+        out = kwargs.pop("out", None)
+        if out is not None and any(o is not None for o in out):
+            raise TypeError(
+                f"{qualified_name(ufunc)}(..., out=...) with a Dual argument would "
+                "write the result into a plain array and drop the derivative; use "
+                "the returned value instead of out="
+            )
+        if kwargs.pop("where", True) is not True:
+            raise TypeError(f"{qualified_name(ufunc)}(..., where=...) is not supported "
+                            "on Duals; use np.where on the results instead")
+        dtype = kwargs.pop("dtype", None)
+        for ignored in ("casting", "order", "subok", "signature"):
+            kwargs.pop(ignored, None)
+        if method == "__call__":
+            handler = UFUNC_HANDLERS.get(ufunc)
+            if handler is None:
+                raise missing_rule_error(ufunc)
+            if kwargs:
+                raise TypeError(f"{qualified_name(ufunc)}: keyword arguments "
+                                f"{sorted(kwargs)} are not supported on Duals")
+            result = handler(*inputs)
+        else:
+            result = _ufunc_method(ufunc, method, inputs, kwargs)
+        return result if dtype is None else _astype(result, dtype)
+
+    def __array_function__(self, func: Callable, types, args, kwargs):
+        handler = FUNCTION_HANDLERS.get(func)
+        if handler is None:
+            raise missing_rule_error(func)
+        if not all(issubclass(t, (Dual, np.ndarray)) for t in types):
+            return NotImplemented
+        return handler(*args, **kwargs)
+
+    # -- ndarray methods -----------------------------------------------------
+
+    def reshape(self, *shape, order: str = "C") -> Dual:
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return FUNCTION_HANDLERS[np.reshape](self, shape, order=order)
+
+    def transpose(self, *axes) -> Dual:
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return FUNCTION_HANDLERS[np.transpose](self, axes or None)
+
+    def flatten(self, order: str = "C") -> Dual:
+        return FUNCTION_HANDLERS[np.ravel](self, order=order).copy()
+
+    def copy(self, order: str = "C") -> Dual:
+        tangent = None if self.tangent is None else self.tangent.copy()
+        return Dual._new(self.primal.copy(), tangent, self._tag)
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo) -> Dual:
+        return self.copy()
+
+    def astype(self, dtype, copy: bool = True) -> Any:
+        return _astype(self, dtype)
+
+    def conj(self) -> Dual:
+        return self
+
+    conjugate = conj
+
+    def __round__(self, ndigits: int = 0):
+        return np.round(primal_value(self), ndigits)
+
+
+def _ndarray_method(func: Callable) -> Callable:
+    """A Dual method that does what ``func(self, ...)`` does."""
+
+    def method(self, *args, **kwargs):
+        return FUNCTION_HANDLERS[func](self, *args, **kwargs)
+
+    method.__name__ = func.__name__
+    method.__doc__ = f"Same as ``numpy.{func.__name__}(self, ...)``."
+    return method
+
+
+for _func in (np.sum, np.mean, np.prod, np.max, np.min, np.std, np.var, np.cumsum,
+              np.cumprod, np.dot, np.swapaxes, np.squeeze, np.ravel, np.clip,
+              np.diagonal, np.trace, np.take, np.repeat, np.argmax, np.argmin,
+              np.argsort, np.nonzero, np.all, np.any, np.round):
+    setattr(Dual, _func.__name__, _ndarray_method(_func))
+del _func
+
+
+# -- helpers shared by the rules ---------------------------------------------
+
+
+def primal_value(x: Any) -> Any:
+    """The value of ``x`` with every perturbation (of every tag) stripped.
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> dualad.primal_value(dualad.Dual(np.array([1.0, 2.0]), np.ones(2)))
+    array([1., 2.])
+    """
+    while isinstance(x, Dual):
+        x = x.primal
+    return x
+
+
+def as_float_array(x: Any) -> Any:
+    """``x`` as an array of real floats: ints and bools become float64."""
+    if isinstance(x, Dual):
+        return x
+    x = np.asarray(x)
+    kind = x.dtype.kind
+    if kind == "f":
+        return x
+    if kind in "biu":
+        return x.astype(np.float64)
+    if kind == "c":
+        raise TypeError(
+            "dualad differentiates real functions; this input is complex "
+            f"({x.dtype}). Split it into real and imaginary parts and "
+            "differentiate with respect to both."
+        )
+    raise TypeError(f"cannot differentiate with respect to an array of dtype {x.dtype}")
+
+
+def check_tangent_shape(primal_shape: tuple, tangent_shape: tuple, seeds: bool = False) -> None:
+    """Raise a ValueError naming both shapes when they differ."""
+    if tuple(primal_shape) != tuple(tangent_shape):
+        what = "tangent shape after the seed axis" if seeds else "tangent shape"
+        raise ValueError(
+            f"{what} {tuple(tangent_shape)} does not match the primal shape "
+            f"{tuple(primal_shape)}"
+        )
+
+
+def align_tangent(t: Any, ndim: int) -> Any:
+    """Insert unit axes after the seed axis so ``t`` has ``ndim + 1`` axes."""
+    missing = ndim + 1 - t.ndim
+    if missing <= 0:
+        return t
+    return _ops.reshape(t, shape=(t.shape[0],) + (1,) * missing + t.shape[1:])
+
+
+def fit_tangent(t: Any, shape: tuple) -> Any:
+    """Broadcast a tangent to ``(K, *shape)`` when broadcasting left it smaller."""
+    full = (t.shape[0],) + tuple(shape)
+    if t.shape == full:
+        return t
+    return _ops.broadcast_to(align_tangent(t, len(shape)), shape=full)
+
+
+def elementwise_jvp(prim: Primitive, primals: list, tangents: list, ans: Any) -> Any:
+    """Σᵢ ∂ᵢ·tᵢ over the arguments that carry a tangent (the Dual consumer of a row)."""
+    total = None
+    ndim = ans.ndim
+    for i, t in enumerate(tangents):
+        partial_fn = prim.partials[i] if t is not None else None
+        if partial_fn is None:
+            continue
+        t = align_tangent(t, ndim)
+        if partial_fn is ONE:
+            term = t
+        elif partial_fn is MINUS_ONE:
+            term = _ops.negative(t)
+        else:
+            term = _ops.multiply(partial_fn(ans, *primals), t)
+            if prim.nonfinite_partials:
+                term = _ops.where(_ops.equal(t, 0), 0, term)
+        total = term if total is None else _ops.add(total, term)
+    return None if total is None else fit_tangent(total, ans.shape)
+
+
+def _static_index(index: Any) -> Any:
+    """Check an index holds no Duals (an index must not depend on a derivative)."""
+    items = index if isinstance(index, tuple) else (index,)
+    for item in items:
+        if isinstance(item, Dual):
+            raise TypeError("a Dual cannot be used as an index; index with integers "
+                            "or with boolean masks from comparisons")
+    return index
+
+
+def _has_advanced_index(index: tuple) -> bool:
+    return any(isinstance(i, (np.ndarray, list)) or (hasattr(i, "__array__") and
+               not isinstance(i, (int, np.integer, slice))) for i in index
+               if i is not None and i is not Ellipsis)
+
+
+def _astype(x: Any, dtype) -> Any:
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return _ops.convert(x, dtype=dtype)
+    if dtype.kind == "c":
+        raise TypeError("casting a Dual to a complex dtype is not supported")
+    return primal_value(x).astype(dtype)
+
+
+def _ufunc_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
+    """``ufunc.reduce``/``accumulate``/``outer`` expressed with the rule table."""
+    reductions = {
+        (np.add, "reduce"): np.sum, (np.add, "accumulate"): np.cumsum,
+        (np.multiply, "reduce"): np.prod, (np.multiply, "accumulate"): np.cumprod,
+        (np.maximum, "reduce"): np.max, (np.fmax, "reduce"): np.max,
+        (np.minimum, "reduce"): np.min, (np.fmin, "reduce"): np.min,
+    }
+    func = reductions.get((ufunc, method))
+    if func is not None:
+        if method == "reduce":
+            kwargs.setdefault("axis", 0)
+        return FUNCTION_HANDLERS[func](*inputs, **kwargs)
+    if method == "outer" and len(inputs) == 2 and not kwargs:
+        a, b = inputs
+        b_ndim = np.ndim(primal_value(b))
+        a = FUNCTION_HANDLERS[np.reshape](a, np.shape(primal_value(a)) + (1,) * b_ndim)
+        return ufunc(a, b)
+    raise TypeError(
+        f"{qualified_name(ufunc)}.{method} is not supported on Duals; "
+        "write it with ordinary NumPy calls (np.sum, np.cumsum, broadcasting)"
+    )
+
+
+# The primitives, bound late: the rule modules import the helpers above.
+from . import ops as _ops  # noqa: E402

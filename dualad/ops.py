@@ -1,0 +1,10 @@
+"""Every primitive of the rule table in one namespace (the counterpart of ``jax.lax``).
+
+Rules are written with these functions rather than with ``numpy``: on plain
+arrays each runs its NumPy kernel; on Duals it applies its derivative rule.
+"""
+
+from .rules.elementwise import *  # noqa: F401,F403
+from .rules.linalg import det, einsum, inv, log_abs_det, matmul, solve  # noqa: F401
+from .rules.reductions import amax, amin, cumprod, cumsum, prod, sum_  # noqa: F401
+from .rules.shape import broadcast_to, concatenate, getitem, reshape, transpose  # noqa: F401

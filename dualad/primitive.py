@@ -1,0 +1,217 @@
+"""Primitives, the rule table, and dispatch by argument type.
+
+A :class:`Primitive` is a named operation with one kernel per array backend and
+one derivative rule. Calling a primitive looks at its arguments: plain arrays go
+straight to the backend kernel; if some argument is a *boxed* value (a
+:class:`~dualad.Dual`, later a reverse-mode tracer), the box with the innermost
+tag interprets the call with the primitive's rule. Rules are written with
+primitives, so a rule evaluated on boxes is differentiated again: that is how
+nested derivatives and hyper-duals need no second formula.
+
+The same module holds the two tables NumPy's protocols consult:
+``UFUNC_HANDLERS`` (ufunc -> implementation) and ``FUNCTION_HANDLERS`` (NumPy
+function -> implementation). An implementation is a primitive or a Python
+function built from primitives.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "Primitive",
+    "Tag",
+    "Boxed",
+    "register_function",
+    "UFUNC_HANDLERS",
+    "FUNCTION_HANDLERS",
+    "NON_DIFFERENTIABLE",
+]
+
+# Partials may be these literals; the interpreters then skip the multiply.
+ONE = 1
+MINUS_ONE = -1
+
+UFUNC_HANDLERS: dict[np.ufunc, Callable] = {}
+FUNCTION_HANDLERS: dict[Callable, Callable] = {}
+NON_DIFFERENTIABLE: set[Callable] = set()
+
+# (array type, backend name) pairs registered by optional backends such as
+# dualad_gpu; empty means every kernel call is a NumPy call.
+_FOREIGN_ARRAY_TYPES: list[tuple[type, str]] = []
+
+_tag_counter = itertools.count(1)
+
+
+class Tag:
+    """The marker of one transform call.
+
+    Every call of ``jvp``/``jacfwd``/... makes a fresh tag; a tag made later
+    belongs to a transform nested inside the earlier ones, so it has a higher
+    ``level``. When boxes with different tags meet, the highest level is
+    processed first and the others are constants to it: that is what keeps
+    perturbations of nested derivatives apart.
+    """
+
+    __slots__ = ("level",)
+
+    def __init__(self) -> None:
+        self.level = next(_tag_counter)  # atomic under the GIL
+
+    def __repr__(self) -> str:
+        return f"Tag({self.level})"
+
+
+class Boxed:
+    """Base class of the values a primitive call must interpret (Dual, ...)."""
+
+    __slots__ = ()
+    _tag: Tag
+
+    def _process(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        raise NotImplementedError
+
+
+def backend_of(args: Sequence) -> str:
+    """Name of the array backend that should run a kernel on ``args``."""
+    if _FOREIGN_ARRAY_TYPES:
+        for a in args:
+            for typ, name in _FOREIGN_ARRAY_TYPES:
+                if isinstance(a, typ):
+                    return name
+    return "numpy"
+
+
+class Primitive:
+    """One operation of the rule table.
+
+    Parameters
+    ----------
+    name:
+        Name used in error messages.
+    kernel:
+        The NumPy implementation, called on plain arrays as
+        ``kernel(*args, **params)``. Kernels for other backends are added to
+        ``kernels`` under the backend's name.
+    partials:
+        For elementwise operations: one entry per argument, each a function
+        ``(ans, *args) -> ∂ans/∂arg`` written with primitives (or ``None`` for
+        an argument that is not differentiable, or the literal ``1``/``-1``).
+        Every mode derives what it needs from this row.
+    jvp:
+        For everything else: ``jvp(primals, tangents, ans, **params)`` giving
+        the output tangent, written with primitives and linear in the tangents.
+        Tangents carry a leading seed axis and are ``None`` when structurally
+        zero.
+    transpose:
+        For primitives linear in some arguments: the transpose rule used by
+        reverse mode.
+    nonfinite_partials:
+        Set when a partial may be infinite where the function is finite
+        (``sqrt`` at 0): a zero tangent then gives a zero, not ``0·∞ = nan``.
+
+    A primitive with neither ``partials`` nor ``jvp`` is not differentiable:
+    applied to boxes it returns its plain primal result (derivative zero).
+    """
+
+    __slots__ = ("name", "kernels", "partials", "jvp_rule", "transpose_rule",
+                 "nonfinite_partials", "__weakref__")
+
+    def __init__(
+        self,
+        name: str,
+        kernel: Callable,
+        *,
+        partials: Sequence[Callable | int | None] | None = None,
+        jvp: Callable | None = None,
+        transpose: Callable | None = None,
+        nonfinite_partials: bool = False,
+    ) -> None:
+        if partials is not None and jvp is not None:
+            raise ValueError(f"primitive {name!r}: give partials or jvp, not both")
+        self.name = name
+        self.kernels = {"numpy": kernel}
+        self.partials = tuple(partials) if partials is not None else None
+        self.jvp_rule = jvp
+        self.transpose_rule = transpose
+        self.nonfinite_partials = nonfinite_partials
+
+    @property
+    def differentiable(self) -> bool:
+        return self.partials is not None or self.jvp_rule is not None
+
+    def __call__(self, *args: Any, **params: Any) -> Any:
+        top = None
+        for a in args:
+            if isinstance(a, Boxed) and (top is None or a._tag.level > top._tag.level):
+                top = a
+        if top is None:
+            if _FOREIGN_ARRAY_TYPES:
+                return self.kernels[backend_of(args)](*args, **params)
+            return self.kernels["numpy"](*args, **params)
+        return top._process(self, args, params)
+
+    def __repr__(self) -> str:
+        return f"<dualad primitive {self.name}>"
+
+
+def register_function(numpy_function: Callable, implementation: Callable) -> Callable:
+    """Make ``numpy_function`` accept Duals by calling ``implementation``.
+
+    ``implementation`` receives the same arguments as the NumPy function and
+    must be written with functions dualad already differentiates (NumPy calls
+    on Duals, operators, primitives). It is used by ``__array_function__`` (or
+    ``__array_ufunc__`` for a ufunc) whenever an argument is a Dual.
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> _ = dualad.register_function(
+    ...     np.ptp, lambda a, axis=None: np.max(a, axis) - np.min(a, axis))
+    >>> dualad.jacfwd(np.ptp)(np.array([3.0, 1.0, 2.0]))
+    array([ 1., -1.,  0.])
+    """
+    table = UFUNC_HANDLERS if isinstance(numpy_function, np.ufunc) else FUNCTION_HANDLERS
+    table[numpy_function] = implementation
+    return implementation
+
+
+def implements(*numpy_functions: Callable) -> Callable[[Callable], Callable]:
+    """Decorator form of :func:`register_function` for several NumPy functions."""
+
+    def decorate(implementation: Callable) -> Callable:
+        for f in numpy_functions:
+            register_function(f, implementation)
+        return implementation
+
+    return decorate
+
+
+def qualified_name(func: Any) -> str:
+    """``numpy.linalg.solve``-style name of a NumPy function or ufunc."""
+    name = getattr(func, "__name__", repr(func))
+    module = getattr(func, "__module__", None)
+    if isinstance(func, np.ufunc) and module in (None, "numpy._core.umath"):
+        module = "numpy"
+    if module and module.startswith("numpy.linalg"):
+        module = "numpy.linalg"
+    elif module and module.startswith("numpy") and module != "numpy":
+        module = "numpy"
+    return f"{module}.{name}" if module else name
+
+
+def missing_rule_error(func: Any) -> TypeError:
+    """The TypeError for a NumPy function that has no dualad rule."""
+    name = qualified_name(func)
+    return TypeError(
+        f"{name} has no dualad derivative rule, so it cannot be applied to a Dual.\n"
+        f"If it is differentiable, register an implementation written with functions "
+        f"dualad knows:\n"
+        f"    dualad.register_function({name}, lambda *args, **kw: ...)\n"
+        f"If its result does not depend smoothly on the input, call it on the primal "
+        f"value instead: {name}(dualad.primal_value(x))."
+    )

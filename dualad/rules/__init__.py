@@ -1,0 +1,8 @@
+"""The rule table, grouped by family.
+
+Importing this package declares every primitive and registers the NumPy
+functions built on them; ``dualad.ops`` gathers the primitives in one
+namespace for rules to call.
+"""
+
+from . import elementwise, linalg, reductions, shape  # noqa: F401

@@ -1,0 +1,263 @@
+"""Elementwise primitives: one row of partial derivatives per ufunc.
+
+Each row gives ``∂ans/∂argᵢ`` as a function of ``(ans, *args)`` written with
+primitives of the table, so the row can itself be differentiated. ``ONE`` and
+``MINUS_ONE`` mark constant partials that need no multiply.
+
+Conventions at points where a function is not differentiable (see
+docs/conventions): the derivative at a kink is the midpoint of the one-sided
+derivatives, i.e. the centre of the subdifferential. So ``abs'(0) = 0``, a
+tie of ``maximum``/``minimum`` splits ½/½, and step functions (``floor``,
+``sign``, ``round``…) have derivative 0 everywhere. Where a partial is
+infinite at a finite value (``sqrt`` at 0) the derivative is ``inf`` in any
+direction that moves the input, and exactly 0 along a zero tangent.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..dual import align_tangent, fit_tangent, primal_value
+from ..primitive import (MINUS_ONE, NON_DIFFERENTIABLE, ONE, UFUNC_HANDLERS, Primitive,
+                         register_function)
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+
+def elementwise(ufunc: np.ufunc, *partials, nonfinite: bool = False) -> Primitive:
+    """Declare the primitive of ``ufunc`` by its row of partials and register it."""
+    if len(partials) != ufunc.nin:
+        raise ValueError(f"{ufunc.__name__} takes {ufunc.nin} arguments, "
+                         f"got {len(partials)} partials")
+    prim = Primitive(ufunc.__name__, ufunc, partials=partials, nonfinite_partials=nonfinite)
+    register_function(ufunc, prim)
+    return prim
+
+
+def nondifferentiable(ufunc: np.ufunc) -> Primitive:
+    """Declare a ufunc whose result carries no derivative (a step or a predicate)."""
+    prim = Primitive(ufunc.__name__, ufunc)
+    register_function(ufunc, prim)
+    NON_DIFFERENTIABLE.add(ufunc)
+    return prim
+
+
+def tie_weight(x, y):
+    """1 where x > y, ½ where x == y, 0 elsewhere: ∂max(x, y)/∂x by our convention."""
+    dtype = np.result_type(x.dtype if hasattr(x, "dtype") else x,
+                           y.dtype if hasattr(y, "dtype") else y)
+    dtype = dtype if dtype.kind == "f" else np.dtype(np.float64)
+    return greater(x, y).astype(dtype) + 0.5 * equal(x, y).astype(dtype)
+
+
+def safe_divide(x, y):
+    """x / y with 0 where y == 0 (the midpoint convention at a cone's tip)."""
+    zero = equal(y, 0)
+    return where(zero, 0, divide(x, where(zero, 1, y)))
+
+
+# ---------------------------------------------------------------------------
+# Arithmetic
+# ---------------------------------------------------------------------------
+
+add = elementwise(np.add, ONE, ONE)
+subtract = elementwise(np.subtract, ONE, MINUS_ONE)
+multiply = elementwise(np.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
+divide = elementwise(np.divide, lambda ans, x, y: reciprocal(y),
+                     lambda ans, x, y: negative(divide(ans, y)))
+negative = elementwise(np.negative, MINUS_ONE)
+positive = elementwise(np.positive, ONE)
+conjugate = elementwise(np.conjugate, ONE)  # real inputs only
+remainder = elementwise(np.remainder, ONE, lambda ans, x, y: negative(floor(divide(x, y))))
+fmod = elementwise(np.fmod, ONE, lambda ans, x, y: negative(trunc(divide(x, y))))
+square = elementwise(np.square, lambda ans, x: 2 * x)
+reciprocal = elementwise(np.reciprocal, lambda ans, x: negative(square(ans)))
+absolute = elementwise(np.absolute, lambda ans, x: sign(x))
+fabs = elementwise(np.fabs, lambda ans, x: sign(x))
+# copysign(x, y) = |x|·s(y): ∂x = sign(x)·s(y), so 0 at x = 0 as for abs.
+copysign = elementwise(np.copysign, lambda ans, x, y: sign(x) * copysign(1.0, y), None)
+ldexp = elementwise(np.ldexp, lambda ans, x, i: ldexp(np.ones((), x.dtype), i), None)
+
+
+def _power_base(ans, x, y):
+    # y·x^(y-1), with 0 for y == 0 (x⁰ is constant) instead of 0·0⁻¹.
+    return where(equal(y, 0), 0, y * power(x, y - 1))
+
+
+def _power_exponent(ans, x, y):
+    # ans·log x, with 0 at x == 0 where x^y is constant (0) in y > 0.
+    return ans * log(where(equal(x, 0), 1, x))
+
+
+power = elementwise(np.power, _power_base, _power_exponent, nonfinite=True)
+float_power = elementwise(
+    np.float_power,
+    lambda ans, x, y: where(equal(y, 0), 0, y * float_power(x, y - 1)),
+    _power_exponent,
+    nonfinite=True,
+)
+
+# ---------------------------------------------------------------------------
+# Roots, exponentials and logarithms
+# ---------------------------------------------------------------------------
+
+sqrt = elementwise(np.sqrt, lambda ans, x: 0.5 / ans, nonfinite=True)
+cbrt = elementwise(np.cbrt, lambda ans, x: 1.0 / (3.0 * square(ans)), nonfinite=True)
+exp = elementwise(np.exp, lambda ans, x: ans)
+exp2 = elementwise(np.exp2, lambda ans, x: ans * _LN2)
+expm1 = elementwise(np.expm1, lambda ans, x: ans + 1.0)
+log = elementwise(np.log, lambda ans, x: reciprocal(x))
+log2 = elementwise(np.log2, lambda ans, x: reciprocal(x * _LN2))
+log10 = elementwise(np.log10, lambda ans, x: reciprocal(x * _LN10))
+log1p = elementwise(np.log1p, lambda ans, x: reciprocal(x + 1.0))
+# Written with exp of a difference, which never overflows (ans ≥ x, y).
+logaddexp = elementwise(np.logaddexp, lambda ans, x, y: exp(x - ans),
+                        lambda ans, x, y: exp(y - ans))
+logaddexp2 = elementwise(np.logaddexp2, lambda ans, x, y: exp2(x - ans),
+                         lambda ans, x, y: exp2(y - ans))
+
+# ---------------------------------------------------------------------------
+# Trigonometric and hyperbolic
+# ---------------------------------------------------------------------------
+
+sin = elementwise(np.sin, lambda ans, x: cos(x))
+cos = elementwise(np.cos, lambda ans, x: negative(sin(x)))
+tan = elementwise(np.tan, lambda ans, x: 1.0 + square(ans))
+arcsin = elementwise(np.arcsin, lambda ans, x: reciprocal(sqrt(1.0 - square(x))),
+                     nonfinite=True)
+arccos = elementwise(np.arccos, lambda ans, x: negative(reciprocal(sqrt(1.0 - square(x)))),
+                     nonfinite=True)
+arctan = elementwise(np.arctan, lambda ans, x: reciprocal(1.0 + square(x)))
+arctan2 = elementwise(np.arctan2,
+                      lambda ans, y, x: x / (square(x) + square(y)),
+                      lambda ans, y, x: negative(y) / (square(x) + square(y)))
+hypot = elementwise(np.hypot, lambda ans, x, y: safe_divide(x, ans),
+                    lambda ans, x, y: safe_divide(y, ans))
+sinh = elementwise(np.sinh, lambda ans, x: cosh(x))
+cosh = elementwise(np.cosh, lambda ans, x: sinh(x))
+tanh = elementwise(np.tanh, lambda ans, x: 1.0 - square(ans))
+arcsinh = elementwise(np.arcsinh, lambda ans, x: reciprocal(hypot(x, 1.0)))
+arccosh = elementwise(np.arccosh, lambda ans, x: reciprocal(sqrt(square(x) - 1.0)),
+                      nonfinite=True)
+arctanh = elementwise(np.arctanh, lambda ans, x: reciprocal(1.0 - square(x)), nonfinite=True)
+deg2rad = elementwise(np.deg2rad, lambda ans, x: math.pi / 180.0)
+rad2deg = elementwise(np.rad2deg, lambda ans, x: 180.0 / math.pi)
+register_function(np.radians, deg2rad)
+register_function(np.degrees, rad2deg)
+
+# ---------------------------------------------------------------------------
+# Kinks: maximum, minimum, clip
+# ---------------------------------------------------------------------------
+
+maximum = elementwise(np.maximum, lambda ans, x, y: tie_weight(x, y),
+                      lambda ans, x, y: tie_weight(y, x))
+minimum = elementwise(np.minimum, lambda ans, x, y: tie_weight(y, x),
+                      lambda ans, x, y: tie_weight(x, y))
+# fmax/fmin ignore a NaN argument, so the other one takes the whole derivative.
+fmax = elementwise(np.fmax, lambda ans, x, y: tie_weight(x, y),
+                   lambda ans, x, y: 1.0 - tie_weight(x, y))
+fmin = elementwise(np.fmin, lambda ans, x, y: tie_weight(y, x),
+                   lambda ans, x, y: 1.0 - tie_weight(y, x))
+
+
+def _clip_weights(x, lo, hi):
+    # clip = min(max(x, lo), hi): chain the two tie weights.
+    w_lo = tie_weight(x, lo)
+    w_hi = tie_weight(hi, maximum(x, lo))
+    return w_lo, w_hi
+
+
+def _clip_x(ans, x, lo, hi):
+    w_lo, w_hi = _clip_weights(x, lo, hi)
+    return w_lo * w_hi
+
+
+def _clip_lo(ans, x, lo, hi):
+    w_lo, w_hi = _clip_weights(x, lo, hi)
+    return (1.0 - w_lo) * w_hi
+
+
+def _clip_hi(ans, x, lo, hi):
+    return 1.0 - _clip_weights(x, lo, hi)[1]
+
+
+clip = elementwise(np._core.umath.clip, _clip_x, _clip_lo, _clip_hi)
+
+# ---------------------------------------------------------------------------
+# where: a select, whose tangent is a select of the tangents. Selecting (rather
+# than multiplying by a 0/1 mask) keeps an unselected inf or nan out.
+# ---------------------------------------------------------------------------
+
+
+def _where_jvp(primals, tangents, ans):
+    cond, _, _ = primals
+    _, tx, ty = tangents
+    ndim = ans.ndim
+    tx = 0 if tx is None else align_tangent(tx, ndim)
+    ty = 0 if ty is None else align_tangent(ty, ndim)
+    return fit_tangent(where(cond, tx, ty), ans.shape)
+
+
+where = Primitive("where", np.where, jvp=_where_jvp)
+convert = Primitive("convert", lambda x, dtype: x.astype(dtype),
+                    jvp=lambda primals, tangents, ans, dtype: convert(tangents[0], dtype=dtype))
+
+# ---------------------------------------------------------------------------
+# Not differentiable: steps, predicates, integer and bit operations
+# ---------------------------------------------------------------------------
+
+floor = nondifferentiable(np.floor)
+ceil = nondifferentiable(np.ceil)
+trunc = nondifferentiable(np.trunc)
+rint = nondifferentiable(np.rint)
+sign = nondifferentiable(np.sign)
+floor_divide = nondifferentiable(np.floor_divide)
+greater = nondifferentiable(np.greater)
+greater_equal = nondifferentiable(np.greater_equal)
+less = nondifferentiable(np.less)
+less_equal = nondifferentiable(np.less_equal)
+equal = nondifferentiable(np.equal)
+not_equal = nondifferentiable(np.not_equal)
+for _ufunc in (np.signbit, np.heaviside, np.nextafter, np.spacing, np.isnan, np.isinf,
+               np.isfinite, np.isnat, np.logical_and, np.logical_or, np.logical_xor,
+               np.logical_not, np.bitwise_and, np.bitwise_or, np.bitwise_xor,
+               np.bitwise_count, np.invert, np.left_shift, np.right_shift, np.gcd,
+               np.lcm, np._core.umath._ones_like):
+    nondifferentiable(_ufunc)
+del _ufunc
+
+# The string ufuncs of numpy.strings never meet a Dual's float values.
+for _ufunc in vars(np._core.umath).values():
+    if (isinstance(_ufunc, np.ufunc) and _ufunc not in UFUNC_HANDLERS
+            and all(set(sig) & set("OSUT") for sig in _ufunc.types)):
+        nondifferentiable(_ufunc)
+del _ufunc
+
+# ---------------------------------------------------------------------------
+# Ufuncs with two outputs: the differentiable output is written with the rows above.
+# ---------------------------------------------------------------------------
+
+
+def _modf(x):
+    whole = trunc(x)
+    return x - whole, whole
+
+
+def _divmod(x, y):
+    return floor_divide(x, y), remainder(x, y)
+
+
+def _frexp(x):
+    mantissa, exponent = np.frexp(primal_value(x))
+    return x * ldexp(np.ones((), mantissa.dtype), -exponent), exponent
+
+
+register_function(np.modf, _modf)
+register_function(np.divmod, _divmod)
+register_function(np.frexp, _frexp)
+
+__all__ = [name for name, value in globals().items()
+           if isinstance(value, Primitive) and not name.startswith("_")]

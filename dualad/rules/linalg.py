@@ -1,0 +1,286 @@
+"""Contractions and linear algebra: matmul, einsum, solve, inv, det, slogdet, norm.
+
+``matmul`` and ``einsum`` are bilinear (multilinear) primitives: their tangent
+is the sum over operands of the same contraction with one operand replaced by
+its tangent, laid out so that a single BLAS call serves all K seeds. ``dot``,
+``tensordot``, ``inner``, ``outer`` and ``vdot`` are built on them.
+"""
+
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from ..dual import align_tangent, primal_value
+from ..primitive import Primitive, implements, register_function
+from .elementwise import absolute, add, multiply, negative, power, sqrt, square
+from .reductions import _max, _min, _sum, sum_
+from .shape import _ravel, _swapaxes, getitem, normalize_axis, reshape, shape_of, transpose
+
+
+def _seed_axis_first(x):
+    """Move axis -2 (where a seed axis lands after a matrix product) to the front."""
+    axes = (x.ndim - 2,) + tuple(i for i in range(x.ndim) if i != x.ndim - 2)
+    return transpose(x, axes=axes)
+
+
+def _matmul_jvp(primals, tangents, ans):
+    x, y = primals
+    tx, ty = tangents
+    total = None
+    if tx is not None:
+        if x.ndim == 1:  # tx (K, n) acts as a matrix: one GEMM for all seeds
+            term = matmul(tx, y)
+            term = _seed_axis_first(term) if y.ndim > 2 else term
+        else:
+            term = matmul(align_tangent(tx, ans.ndim) if y.ndim > 1 else tx, y)
+        total = term
+    if ty is not None:
+        if y.ndim == 1:  # (x @ v)ₖ = vₖ @ xᵀ: again one GEMM
+            term = matmul(ty, _swapaxes(x, -1, -2) if x.ndim > 1 else x)
+            term = _seed_axis_first(term) if x.ndim > 2 else term
+        else:
+            term = matmul(x, align_tangent(ty, ans.ndim))
+        total = term if total is None else add(total, term)
+    return total
+
+
+matmul = Primitive("matmul", np.matmul, jvp=_matmul_jvp)
+register_function(np.matmul, matmul)
+
+
+def _parse_subscripts(subscripts: str, operands) -> tuple[list[str], str]:
+    subscripts = subscripts.replace(" ", "")
+    inputs, _, output = subscripts.partition("->")
+    terms = inputs.split(",")
+    if "->" not in subscripts:  # NumPy's implicit output: letters seen once, sorted
+        letters = inputs.replace("...", "").replace(",", "")
+        output = ("..." if "..." in inputs else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    if len(terms) != len(operands):
+        raise ValueError(f"einsum: {len(terms)} subscript terms for {len(operands)} operands")
+    return terms, output
+
+
+def _einsum_jvp(primals, tangents, ans, subscripts):
+    terms, output = _parse_subscripts(subscripts, primals)
+    seed = next(c for c in string.ascii_letters if c not in subscripts)
+    total = None
+    for i, t in enumerate(tangents):
+        if t is None:
+            continue
+        spec = ",".join(seed + term if j == i else term for j, term in enumerate(terms))
+        operands = [t if j == i else p for j, p in enumerate(primals)]
+        term = einsum(*operands, subscripts=f"{spec}->{seed}{output}")
+        total = term if total is None else add(total, term)
+    return total
+
+
+einsum = Primitive("einsum",
+                   lambda *operands, subscripts: np.einsum(subscripts, *operands, optimize=True),
+                   jvp=_einsum_jvp)
+
+
+@implements(np.einsum)
+def _einsum(subscripts, *operands, out=None, optimize=True, **kwargs):
+    if not isinstance(subscripts, str) or out is not None or kwargs:
+        raise TypeError("np.einsum on Duals takes a subscripts string and operands only "
+                        "(no interleaved sublists, out= or dtype=)")
+    return einsum(*operands, subscripts=subscripts)
+
+
+# ---------------------------------------------------------------------------
+# Products built on matmul
+# ---------------------------------------------------------------------------
+
+
+@implements(np.tensordot)
+def _tensordot(a, b, axes=2):
+    a_shape, b_shape = shape_of(a), shape_of(b)
+    if isinstance(axes, (int, np.integer)):
+        a_axes = list(range(len(a_shape) - axes, len(a_shape)))
+        b_axes = list(range(axes))
+    else:
+        a_axes, b_axes = ([int(i)] if np.ndim(i) == 0 else list(i) for i in axes)
+    a_axes = [normalize_axis(i, len(a_shape)) for i in a_axes]
+    b_axes = [normalize_axis(i, len(b_shape)) for i in b_axes]
+    if [a_shape[i] for i in a_axes] != [b_shape[i] for i in b_axes]:
+        raise ValueError(f"shape-mismatch for sum: {a_shape} and {b_shape} on axes "
+                         f"{a_axes} and {b_axes}")
+    a_free = [i for i in range(len(a_shape)) if i not in a_axes]
+    b_free = [i for i in range(len(b_shape)) if i not in b_axes]
+    summed = int(np.prod([a_shape[i] for i in a_axes], dtype=np.int64))
+    a2 = reshape(transpose(a, axes=tuple(a_free + a_axes)), shape=(-1, summed))
+    b2 = reshape(transpose(b, axes=tuple(b_axes + b_free)), shape=(summed, -1))
+    out_shape = tuple(a_shape[i] for i in a_free) + tuple(b_shape[i] for i in b_free)
+    return reshape(matmul(a2, b2), shape=out_shape)
+
+
+@implements(np.dot)
+def _dot(a, b, out=None):
+    if out is not None:
+        raise TypeError("np.dot(..., out=...) would drop the derivative of a Dual")
+    a_nd, b_nd = len(shape_of(a)), len(shape_of(b))
+    if a_nd == 0 or b_nd == 0:
+        return multiply(a, b)
+    if a_nd <= 2 and b_nd <= 2:
+        return matmul(a, b)
+    return _tensordot(a, b, axes=([-1], [-2 if b_nd > 1 else -1]))
+
+
+@implements(np.inner)
+def _inner(a, b):
+    if len(shape_of(a)) == 0 or len(shape_of(b)) == 0:
+        return multiply(a, b)
+    return _tensordot(a, b, axes=([-1], [-1]))
+
+
+@implements(np.outer)
+def _outer(a, b, out=None):
+    return multiply(reshape(_ravel(a), shape=(-1, 1)), reshape(_ravel(b), shape=(1, -1)))
+
+
+@implements(np.vdot)
+def _vdot(a, b):
+    return _sum(multiply(_ravel(a), _ravel(b)))
+
+
+@implements(np.vecdot, np.linalg.vecdot)
+def _vecdot(x1, x2, /, *, axis=-1):
+    return _sum(multiply(x1, x2), axis=axis)
+
+
+@implements(np.matvec)
+def _matvec(x1, x2, /):
+    v = reshape(x2, shape=shape_of(x2) + (1,))
+    return getitem(matmul(x1, v), index=(Ellipsis, 0))
+
+
+@implements(np.vecmat)
+def _vecmat(x1, x2, /):
+    shape = shape_of(x1)
+    v = reshape(x1, shape=shape[:-1] + (1, shape[-1]))
+    return getitem(matmul(v, x2), index=(Ellipsis, 0, slice(None)))
+
+
+implements(np.linalg.matmul)(matmul)
+
+# ---------------------------------------------------------------------------
+# Linear systems, inverses and determinants
+# ---------------------------------------------------------------------------
+
+
+def solve_seeds(a, rhs, vector: bool):
+    """Solve ``a x = rhs`` for a seeded right-hand side with one factorization.
+
+    ``rhs`` has shape ``(K, ..., n)`` (``vector``) or ``(K, ..., n, m)``; for a
+    single matrix ``a`` the seeds become extra columns of one system.
+    """
+    k = rhs.shape[0]
+    if a.ndim == 2 and rhs.ndim == (2 if vector else 3):
+        if vector:  # (K, n) -> (n, K)
+            return transpose(solve(a, transpose(rhs, axes=(1, 0))), axes=(1, 0))
+        n, m = rhs.shape[1:]
+        columns = reshape(transpose(rhs, axes=(1, 0, 2)), shape=(n, k * m))
+        return transpose(reshape(solve(a, columns), shape=(n, k, m)), axes=(1, 0, 2))
+    if vector:
+        rhs = reshape(rhs, shape=rhs.shape + (1,))
+        return getitem(solve(a, rhs), index=(Ellipsis, 0))
+    return solve(a, rhs)
+
+
+def _solve_jvp(primals, tangents, ans):
+    a, b = primals
+    ta, tb = tangents
+    vector = b.ndim == 1
+    rhs = None if tb is None else align_tangent(tb, ans.ndim)
+    if ta is not None:
+        # d(A⁻¹b) = A⁻¹(db − dA·x)
+        dax = matmul(ta, reshape(ans, shape=ans.shape + (1,)))[..., 0] if vector else matmul(
+            ta, ans)
+        rhs = negative(dax) if rhs is None else rhs - dax
+    return solve_seeds(a, rhs, vector)
+
+
+solve = Primitive("solve", np.linalg.solve, jvp=_solve_jvp)
+register_function(np.linalg.solve, solve)
+
+inv = Primitive(
+    "inv", np.linalg.inv,
+    # d(A⁻¹) = −A⁻¹ dA A⁻¹
+    jvp=lambda primals, tangents, ans: negative(matmul(ans, matmul(tangents[0], ans))),
+)
+register_function(np.linalg.inv, inv)
+
+
+def _trace_of_inverse_times(a, ta):
+    """tr(A⁻¹ dA) for every seed: the derivative of log|det A|."""
+    last_two = (ta.ndim - 2, ta.ndim - 1)
+    return sum_(multiply(_swapaxes(inv(a), -1, -2), ta), axis=last_two, keepdims=False)
+
+
+det = Primitive("det", np.linalg.det,
+                jvp=lambda primals, tangents, ans: ans * _trace_of_inverse_times(
+                    primals[0], tangents[0]))
+register_function(np.linalg.det, det)
+
+log_abs_det = Primitive("log_abs_det", lambda a: np.linalg.slogdet(a)[1],
+                        jvp=lambda primals, tangents, ans: _trace_of_inverse_times(
+                            primals[0], tangents[0]))
+
+_SlogdetResult = type(np.linalg.slogdet(np.eye(1)))
+
+
+@implements(np.linalg.slogdet)
+def _slogdet(a):
+    sign = np.linalg.slogdet(primal_value(a))[0]
+    return _SlogdetResult(sign, log_abs_det(a))
+
+
+@implements(np.linalg.norm)
+def _norm(x, ord=None, axis=None, keepdims=False):
+    ndim = len(shape_of(x))
+    if axis is None:
+        if ord is None:  # 2-norm of all elements, whatever the shape
+            out = sqrt(_sum(square(x)))
+            return reshape(out, shape=(1,) * ndim) if keepdims else out
+        axis = tuple(range(ndim))
+    axes = tuple(normalize_axis(int(a), ndim) for a in np.atleast_1d(axis))
+    if len(axes) == 1:
+        return _vector_norm(x, 2 if ord is None else ord, axes, keepdims)
+    if len(axes) == 2:
+        return _matrix_norm(x, "fro" if ord is None else ord, axes, keepdims)
+    raise ValueError("Improper number of dimensions to norm.")
+
+
+def _vector_norm(x, ord, axes, keepdims):
+    if ord == 2:
+        return sqrt(_sum(square(x), axes, keepdims=keepdims))
+    if ord == np.inf:
+        return _max(absolute(x), axes, keepdims=keepdims)
+    if ord == -np.inf:
+        return _min(absolute(x), axes, keepdims=keepdims)
+    if ord == 1:
+        return _sum(absolute(x), axes, keepdims=keepdims)
+    if ord == 0:  # a count: piecewise constant
+        return np.sum(primal_value(x) != 0, axis=axes, keepdims=keepdims).astype(float)
+    return power(_sum(power(absolute(x), ord), axes, keepdims=keepdims), 1.0 / ord)
+
+
+def _matrix_norm(x, ord, axes, keepdims):
+    rows, cols = axes
+    if ord in ("fro", "f"):
+        return sqrt(_sum(square(x), axes, keepdims=keepdims))
+    if ord in (1, -1):  # largest (smallest) column sum
+        sums, over, pick = _sum(absolute(x), rows, keepdims=True), cols, ord == 1
+    elif ord in (np.inf, -np.inf):  # largest (smallest) row sum
+        sums, over, pick = _sum(absolute(x), cols, keepdims=True), rows, ord == np.inf
+    else:
+        raise NotImplementedError(
+            f"np.linalg.norm(..., ord={ord!r}) of a matrix needs singular values, which "
+            "dualad does not differentiate yet; use ord='fro', 1, -1, inf or -inf")
+    out = (_max if pick else _min)(sums, over, keepdims=True)
+    if keepdims:
+        return out
+    return reshape(out, shape=tuple(n for i, n in enumerate(shape_of(out)) if i not in axes))

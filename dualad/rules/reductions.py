@@ -1,0 +1,198 @@
+"""Reductions and scans: sum, prod, max/min, cumsum, cumprod, and what builds on them.
+
+Convention: the derivative of ``max``/``min`` is shared equally among the
+elements that attain it (the midpoint convention of ``maximum``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..dual import primal_value
+from ..primitive import Primitive, implements
+from .elementwise import divide, equal, multiply, sqrt, square
+from .shape import (_diagonal, _ravel, concatenate, getitem, normalize_axis, reshape,
+                    shape_of, transpose)
+
+
+def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
+    """``axis`` (None, an int or a tuple) as a sorted tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (int, np.integer)):
+        axis = (axis,)
+    return tuple(sorted(normalize_axis(int(a), ndim) for a in axis))
+
+
+def keepdims_shape(shape: tuple, axes: tuple) -> tuple:
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def _shift(axes: tuple) -> tuple:
+    return tuple(a + 1 for a in axes)
+
+
+def _unsupported(name: str, **kwargs) -> None:
+    given = [k for k, v in kwargs.items() if v is not None]
+    if given:
+        raise TypeError(f"np.{name}(..., {given[0]}=...) is not supported on Duals")
+
+
+# ---------------------------------------------------------------------------
+# Primitives
+# ---------------------------------------------------------------------------
+
+sum_ = Primitive(
+    "sum", lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims),
+    jvp=lambda primals, tangents, ans, axis, keepdims: sum_(
+        tangents[0], axis=_shift(axis), keepdims=keepdims),
+)
+
+
+def _extremum_jvp(primals, tangents, ans, axis, keepdims):
+    x, t = primals[0], tangents[0]
+    peak = ans if keepdims else reshape(ans, shape=keepdims_shape(x.shape, axis))
+    hits = equal(x, peak).astype(x.dtype)
+    share = divide(hits, np.sum(hits, axis=axis, keepdims=True))
+    return sum_(multiply(share, t), axis=_shift(axis), keepdims=keepdims)
+
+
+amax = Primitive("max", lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
+                 jvp=_extremum_jvp)
+amin = Primitive("min", lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
+                 jvp=_extremum_jvp)
+
+
+def _exclusive_products(x):
+    """Product of all the other elements along the last axis, without division."""
+    last = x.ndim - 1
+    ones = np.ones(x.shape[:-1] + (1,), x.dtype)
+    before = cumprod(concatenate(ones, getitem(x, index=(Ellipsis, slice(None, -1))),
+                                 axis=last), axis=last)
+    after_reversed = cumprod(concatenate(ones, getitem(x, index=(Ellipsis, slice(None, 0, -1))),
+                                         axis=last), axis=last)
+    return before * getitem(after_reversed, index=(Ellipsis, slice(None, None, -1)))
+
+
+def _prod_jvp(primals, tangents, ans, axis, keepdims):
+    x, t = primals[0], tangents[0]
+    # Gather the reduced axes into one trailing axis, then Σ t·Π(others).
+    order = tuple(i for i in range(x.ndim) if i not in axis) + axis
+    lead = tuple(x.shape[i] for i in order[:x.ndim - len(axis)])
+    flat_x = reshape(transpose(x, axes=order), shape=lead + (-1,))
+    flat_t = reshape(transpose(t, axes=(0,) + _shift(order)),
+                     shape=(t.shape[0],) + lead + (-1,))
+    out = sum_(multiply(_exclusive_products(flat_x), flat_t), axis=(len(lead) + 1,),
+               keepdims=False)
+    return reshape(out, shape=(t.shape[0],) + ans.shape)
+
+
+prod = Primitive("prod", lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims),
+                 jvp=_prod_jvp)
+
+cumsum = Primitive(
+    "cumsum", lambda x, axis: np.cumsum(x, axis=axis),
+    jvp=lambda primals, tangents, ans, axis: cumsum(tangents[0], axis=axis + 1),
+)
+
+
+def _cumprod_jvp(primals, tangents, ans, axis):
+    x, t = primals[0], tangents[0]
+    if np.all(primal_value(x) != 0):
+        return ans * cumsum(t / x, axis=axis + 1)
+    # With zeros, run the recurrence  ẏᵢ = xᵢ·ẏᵢ₋₁ + yᵢ₋₁·tᵢ  along the axis.
+    def at(a, i, shift=0):
+        return getitem(a, index=(slice(None),) * (axis + shift) + (slice(i, i + 1),))
+
+    pieces = [at(t, 0, 1)]
+    for i in range(1, x.shape[axis]):
+        pieces.append(at(x, i) * pieces[-1] + at(ans, i - 1) * at(t, i, 1))
+    return concatenate(*pieces, axis=axis + 1)
+
+
+cumprod = Primitive("cumprod", lambda x, axis: np.cumprod(x, axis=axis), jvp=_cumprod_jvp)
+
+
+# ---------------------------------------------------------------------------
+# NumPy functions
+# ---------------------------------------------------------------------------
+
+
+@implements(np.sum)
+def _sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    _unsupported("sum", out=out, initial=initial, where=where)
+    if dtype is not None:
+        a = a.astype(dtype)
+    return sum_(a, axis=normalize_axes(axis, len(shape_of(a))), keepdims=bool(keepdims))
+
+
+@implements(np.prod)
+def _prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    _unsupported("prod", out=out, initial=initial, where=where)
+    return prod(a, axis=normalize_axes(axis, len(shape_of(a))), keepdims=bool(keepdims))
+
+
+@implements(np.max, np.amax)
+def _max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    _unsupported("max", out=out, initial=initial, where=where)
+    return amax(a, axis=normalize_axes(axis, len(shape_of(a))), keepdims=bool(keepdims))
+
+
+@implements(np.min, np.amin)
+def _min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    _unsupported("min", out=out, initial=initial, where=where)
+    return amin(a, axis=normalize_axes(axis, len(shape_of(a))), keepdims=bool(keepdims))
+
+
+def _scan(primitive, a, axis):
+    if axis is None:
+        a, axis = _ravel(a), 0
+    return primitive(a, axis=normalize_axis(axis, len(shape_of(a))))
+
+
+@implements(np.cumsum)
+def _cumsum(a, axis=None, dtype=None, out=None):
+    _unsupported("cumsum", out=out)
+    return _scan(cumsum, a, axis)
+
+
+@implements(np.cumprod)
+def _cumprod(a, axis=None, dtype=None, out=None):
+    _unsupported("cumprod", out=out)
+    return _scan(cumprod, a, axis)
+
+
+def _count(shape, axes) -> int:
+    return int(np.prod([shape[i] for i in axes], dtype=np.int64))
+
+
+@implements(np.mean)
+def _mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    _unsupported("mean", out=out, where=where)
+    axes = normalize_axes(axis, len(shape_of(a)))
+    return _sum(a, axes, dtype=dtype, keepdims=keepdims) / _count(shape_of(a), axes)
+
+
+@implements(np.var)
+def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+         mean=None, correction=None):
+    _unsupported("var", out=out, where=where, mean=mean)
+    ddof = ddof if correction is None else correction
+    axes = normalize_axes(axis, len(shape_of(a)))
+    centred = a - _mean(a, axes, dtype=dtype, keepdims=True)
+    return _sum(square(centred), axes, keepdims=keepdims) / (_count(shape_of(a), axes) - ddof)
+
+
+@implements(np.std)
+def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+         mean=None, correction=None):
+    return sqrt(_var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                     correction=correction))
+
+
+@implements(np.trace)
+def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    _unsupported("trace", out=out)
+    diagonal = _diagonal(a, offset, axis1, axis2)
+    return sum_(diagonal, axis=(len(shape_of(diagonal)) - 1,), keepdims=False)
+

@@ -1,0 +1,438 @@
+"""Shape and indexing primitives (all linear) and the NumPy functions built on them.
+
+Five primitives carry every rearrangement: ``reshape``, ``transpose``,
+``broadcast_to``, ``getitem`` and ``concatenate``. Their tangent rule applies
+the same operation to the tangent, shifted past the leading seed axis; being
+linear, each also gets a transpose rule for reverse mode. Everything else here
+(``squeeze``, ``stack``, ``flip``, ``roll``, ``sort``, ...) is a composition.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..dual import align_tangent, primal_value
+from ..primitive import Primitive, implements, register_function
+from .elementwise import where
+
+# ---------------------------------------------------------------------------
+# Primitives
+# ---------------------------------------------------------------------------
+
+
+def _seeds(tangents) -> int:
+    return next(t.shape[0] for t in tangents if t is not None)
+
+
+reshape = Primitive(
+    "reshape", lambda x, shape: x.reshape(shape),
+    jvp=lambda primals, tangents, ans, shape: reshape(
+        tangents[0], shape=(tangents[0].shape[0],) + ans.shape),
+)
+
+transpose = Primitive(
+    "transpose", lambda x, axes: x.transpose(axes),
+    jvp=lambda primals, tangents, ans, axes: transpose(
+        tangents[0], axes=(0,) + tuple(a + 1 for a in axes)),
+)
+
+broadcast_to = Primitive(
+    "broadcast_to", lambda x, shape: np.broadcast_to(x, shape),
+    jvp=lambda primals, tangents, ans, shape: broadcast_to(
+        align_tangent(tangents[0], len(shape)), shape=(tangents[0].shape[0],) + tuple(shape)),
+)
+
+
+def _is_basic(index: tuple) -> bool:
+    return all(i is None or i is Ellipsis or isinstance(i, (slice, int, np.integer))
+               for i in index)
+
+
+def _expand_ellipsis(index: tuple, ndim: int) -> tuple:
+    """Replace ``...`` by explicit full slices so appended axes stay untouched."""
+    if not any(i is Ellipsis for i in index):
+        return index
+    used = sum(0 if i is None or i is Ellipsis else
+               i.ndim if isinstance(i, np.ndarray) and i.dtype == bool else 1
+               for i in index)
+    at = next(k for k, i in enumerate(index) if i is Ellipsis)
+    return index[:at] + (slice(None),) * (ndim - used) + index[at + 1:]
+
+
+def _getitem_jvp(primals, tangents, ans, index):
+    t = tangents[0]
+    if _is_basic(index):
+        return getitem(t, index=(slice(None),) + index)
+    # Advanced indexing may move the indexed axes to the front, so index with
+    # the seed axis last, where numpy never moves it, then bring it back.
+    index = _expand_ellipsis(index, primals[0].ndim)
+    moved = transpose(t, axes=tuple(range(1, t.ndim)) + (0,))
+    picked = getitem(moved, index=index)
+    return transpose(picked, axes=(picked.ndim - 1,) + tuple(range(picked.ndim - 1)))
+
+
+getitem = Primitive("getitem", lambda x, index: x[index], jvp=_getitem_jvp)
+
+
+def _concatenate_jvp(primals, tangents, ans, axis):
+    k = _seeds(tangents)
+    parts = []
+    for x, t in zip(primals, tangents):
+        if t is None:
+            t = np.zeros((k,) + x.shape, ans.dtype)
+        parts.append(t)
+    return concatenate(*parts, axis=axis + 1)
+
+
+concatenate = Primitive("concatenate", lambda *xs, axis: np.concatenate(xs, axis=axis),
+                        jvp=_concatenate_jvp)
+
+
+def normalize_index(index) -> tuple:
+    """An index as a tuple, with lists turned into arrays (as NumPy does)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    return tuple(np.asarray(i) if isinstance(i, list) else i for i in index)
+
+
+def normalize_axis(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis % ndim
+
+
+def shape_of(x) -> tuple[int, ...]:
+    return tuple(primal_value(x).shape) if hasattr(x, "shape") else np.shape(x)
+
+
+# ---------------------------------------------------------------------------
+# Reshaping
+# ---------------------------------------------------------------------------
+
+
+@implements(np.reshape)
+def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    if order != "C":
+        raise NotImplementedError("dualad supports reshape in C order only")
+    shape = newshape if shape is None else shape
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    target = np.empty(shape_of(a), dtype=np.bool_).reshape(shape).shape  # resolves -1
+    return reshape(a, shape=target)
+
+
+@implements(np.ravel)
+def _ravel(a, order="C"):
+    return _reshape(a, (-1,), order=order)
+
+
+@implements(np.squeeze)
+def _squeeze(a, axis=None):
+    shape = shape_of(a)
+    if axis is None:
+        axes = {i for i, n in enumerate(shape) if n == 1}
+    else:
+        axes = {normalize_axis(i, len(shape)) for i in np.atleast_1d(axis)}
+        if any(shape[i] != 1 for i in axes):
+            raise ValueError("cannot select an axis to squeeze out which has size not "
+                             "equal to one")
+    return reshape(a, shape=tuple(n for i, n in enumerate(shape) if i not in axes))
+
+
+@implements(np.expand_dims)
+def _expand_dims(a, axis):
+    shape = list(shape_of(a))
+    axes = np.atleast_1d(axis)
+    ndim = len(shape) + len(axes)
+    for i in sorted(normalize_axis(int(i), ndim) for i in axes):
+        shape.insert(i, 1)
+    return reshape(a, shape=tuple(shape))
+
+
+_ATLEAST_SHAPES = {  # (ndim wanted, ndim given) -> new shape, as NumPy does it
+    (1, 0): lambda s: (1,),
+    (2, 0): lambda s: (1, 1), (2, 1): lambda s: (1,) + s,
+    (3, 0): lambda s: (1, 1, 1), (3, 1): lambda s: (1,) + s + (1,), (3, 2): lambda s: s + (1,),
+}
+
+
+def _atleast(ndim, a):
+    shape = shape_of(a)
+    if len(shape) >= ndim:
+        return a
+    return reshape(a, shape=_ATLEAST_SHAPES[ndim, len(shape)](shape))
+
+
+@implements(np.atleast_1d)
+def _atleast_1d(*arys):
+    out = [_atleast(1, a) for a in arys]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@implements(np.atleast_2d)
+def _atleast_2d(*arys):
+    out = [_atleast(2, a) for a in arys]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@implements(np.atleast_3d)
+def _atleast_3d(*arys):
+    out = [_atleast(3, a) for a in arys]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@implements(np.broadcast_to)
+def _broadcast_to(array, shape, subok=False):
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    return broadcast_to(array, shape=shape)
+
+
+@implements(np.shape)
+def _shape(a):
+    return shape_of(a)
+
+
+@implements(np.ndim)
+def _ndim(a):
+    return len(shape_of(a))
+
+
+@implements(np.size)
+def _size(a, axis=None):
+    return np.size(primal_value(a), axis)
+
+
+@implements(np.copy)
+def _copy(a, order="K", subok=False):
+    return a.copy()
+
+
+# ---------------------------------------------------------------------------
+# Axes
+# ---------------------------------------------------------------------------
+
+
+@implements(np.transpose, np.permute_dims)
+def _transpose(a, axes=None):
+    ndim = len(shape_of(a))
+    axes = tuple(range(ndim))[::-1] if axes is None else tuple(
+        normalize_axis(int(i), ndim) for i in axes)
+    return transpose(a, axes=axes)
+
+
+@implements(np.swapaxes)
+def _swapaxes(a, axis1, axis2):
+    ndim = len(shape_of(a))
+    axes = list(range(ndim))
+    i, j = normalize_axis(axis1, ndim), normalize_axis(axis2, ndim)
+    axes[i], axes[j] = axes[j], axes[i]
+    return transpose(a, axes=tuple(axes))
+
+
+@implements(np.moveaxis)
+def _moveaxis(a, source, destination):
+    ndim = len(shape_of(a))
+    source = [normalize_axis(int(i), ndim) for i in np.atleast_1d(source)]
+    destination = [normalize_axis(int(i), ndim) for i in np.atleast_1d(destination)]
+    order = [n for n in range(ndim) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return transpose(a, axes=tuple(order))
+
+
+# ---------------------------------------------------------------------------
+# Joining and splitting
+# ---------------------------------------------------------------------------
+
+
+@implements(np.concatenate)
+def _concatenate(arrays, axis=0, out=None, dtype=None, casting=None):
+    if out is not None:
+        raise TypeError("np.concatenate(..., out=...) would drop the derivative of a Dual")
+    arrays = list(arrays)
+    if axis is None:
+        arrays, axis = [_ravel(a) for a in arrays], 0
+    return concatenate(*arrays, axis=normalize_axis(axis, len(shape_of(arrays[0]))))
+
+
+@implements(np.stack)
+def _stack(arrays, axis=0, out=None, dtype=None, casting=None):
+    arrays = list(arrays)
+    axis = normalize_axis(axis, len(shape_of(arrays[0])) + 1)
+    return _concatenate([_expand_dims(a, axis) for a in arrays], axis=axis)
+
+
+@implements(np.hstack)
+def _hstack(tup, dtype=None, casting=None):
+    arrays = [_atleast(1, a) for a in tup]
+    return _concatenate(arrays, axis=0 if len(shape_of(arrays[0])) == 1 else 1)
+
+
+@implements(np.vstack)
+def _vstack(tup, dtype=None, casting=None):
+    return _concatenate([_atleast(2, a) for a in tup], axis=0)
+
+
+def _split_by(numpy_split, ary, indices_or_sections, axis):
+    """Split ``ary`` into the pieces ``numpy_split`` makes of its positions."""
+    axis = normalize_axis(axis, len(shape_of(ary)))
+    pieces = numpy_split(np.arange(shape_of(ary)[axis]), indices_or_sections)
+    lead = (slice(None),) * axis
+    out, start = [], 0
+    for piece in pieces:
+        out.append(getitem(ary, index=lead + (slice(start, start + len(piece)),)))
+        start += len(piece)
+    return out
+
+
+@implements(np.split)
+def _split(ary, indices_or_sections, axis=0):
+    return _split_by(np.split, ary, indices_or_sections, axis)
+
+
+@implements(np.array_split)
+def _array_split(ary, indices_or_sections, axis=0):
+    return _split_by(np.array_split, ary, indices_or_sections, axis)
+
+
+# ---------------------------------------------------------------------------
+# Indexing and reordering
+# ---------------------------------------------------------------------------
+
+
+def take_along(a, indices, axis: int):
+    """``a`` indexed by ``indices`` along ``axis`` (``np.take(a, indices, axis)``)."""
+    return getitem(a, index=(slice(None),) * axis + (np.asarray(indices),))
+
+
+@implements(np.take)
+def _take(a, indices, axis=None, out=None, mode="raise"):
+    if out is not None or mode != "raise":
+        raise TypeError("np.take on Duals supports neither out= nor mode=")
+    if axis is None:
+        return take_along(_ravel(a), indices, 0)
+    return take_along(a, indices, normalize_axis(axis, len(shape_of(a))))
+
+
+@implements(np.take_along_axis)
+def _take_along_axis(arr, indices, axis=-1):
+    if axis is None:
+        return getitem(_ravel(arr), index=(np.asarray(indices),))
+    shape = shape_of(arr)
+    axis = normalize_axis(axis, len(shape))
+    index = []
+    for dim in range(len(shape)):
+        if dim == axis:
+            index.append(np.asarray(indices))
+        else:
+            view = [1] * len(shape)
+            view[dim] = shape[dim]
+            index.append(np.arange(shape[dim]).reshape(view))
+    return getitem(arr, index=tuple(index))
+
+
+@implements(np.sort)
+def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    if axis is None:
+        a, axis = _ravel(a), 0
+    order_ = np.argsort(primal_value(a), axis=axis, kind=kind, stable=stable)
+    return _take_along_axis(a, order_, axis=axis)  # the tangent follows the permutation
+
+
+@implements(np.flip)
+def _flip(m, axis=None):
+    ndim = len(shape_of(m))
+    axes = range(ndim) if axis is None else [normalize_axis(int(i), ndim)
+                                              for i in np.atleast_1d(axis)]
+    index = [slice(None)] * ndim
+    for i in axes:
+        index[i] = slice(None, None, -1)
+    return getitem(m, index=tuple(index))
+
+
+@implements(np.fliplr)
+def _fliplr(m):
+    return _flip(m, 1)
+
+
+@implements(np.flipud)
+def _flipud(m):
+    return _flip(m, 0)
+
+
+@implements(np.roll)
+def _roll(a, shift, axis=None):
+    if axis is None:
+        return _reshape(_roll(_ravel(a), shift, 0), shape_of(a))
+    shape = shape_of(a)
+    for s, ax in np.broadcast(np.atleast_1d(shift), np.atleast_1d(axis)):
+        ax = normalize_axis(int(ax), len(shape))
+        a = take_along(a, (np.arange(shape[ax]) - s) % shape[ax], ax)
+    return a
+
+
+@implements(np.repeat)
+def _repeat(a, repeats, axis=None):
+    if axis is None:
+        a, axis = _ravel(a), 0
+    axis = normalize_axis(axis, len(shape_of(a)))
+    return take_along(a, np.repeat(np.arange(shape_of(a)[axis]), repeats), axis)
+
+
+@implements(np.tile)
+def _tile(A, reps):
+    reps = tuple(np.atleast_1d(reps))
+    shape = shape_of(A)
+    ndim = max(len(shape), len(reps))
+    A = reshape(A, shape=(1,) * (ndim - len(shape)) + shape)
+    reps = (1,) * (ndim - len(reps)) + reps
+    for axis, r in enumerate(reps):
+        if r != 1:
+            A = take_along(A, np.tile(np.arange(shape_of(A)[axis]), r), axis)
+    return A
+
+
+@implements(np.diagonal)
+def _diagonal(a, offset=0, axis1=0, axis2=1):
+    a = _moveaxis(a, (axis1, axis2), (-2, -1))
+    rows, cols = shape_of(a)[-2:]
+    length = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))
+    i = np.arange(length) + max(-offset, 0)
+    j = np.arange(length) + max(offset, 0)
+    return getitem(a, index=(Ellipsis, i, j))
+
+
+@implements(np.diag)
+def _diag(v, k=0):
+    shape = shape_of(v)
+    if len(shape) == 2:
+        return _diagonal(v, k)
+    if len(shape) != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    size = shape[0] + abs(k)
+    pad = np.zeros(abs(k), primal_value(v).dtype)
+    padded = _concatenate([v, pad] if k >= 0 else [pad, v])
+    return reshape(padded, shape=(size, 1)) * np.eye(size, k=k, dtype=pad.dtype)
+
+
+@implements(np.where)
+def _where(condition, x=None, y=None):
+    if x is None and y is None:
+        return np.nonzero(primal_value(condition))
+    return where(condition, x, y)
+
+
+# Functions whose result is a plain array computed from primal values only.
+def _on_primal(func):
+    def implementation(*args, **kwargs):
+        return func(*(primal_value(a) for a in args), **kwargs)
+
+    implementation.__name__ = func.__name__
+    register_function(func, implementation)
+
+
+for _func in (np.argmax, np.argmin, np.argsort, np.argwhere, np.nonzero, np.flatnonzero,
+              np.count_nonzero, np.searchsorted, np.round, np.around, np.isclose,
+              np.allclose, np.array_equal, np.all, np.any, np.zeros_like, np.ones_like,
+              np.empty_like, np.full_like, np.array_equiv):
+    _on_primal(_func)
+del _func
