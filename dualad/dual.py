@@ -102,14 +102,17 @@ class Dual(Boxed):
 
     def _process(self, prim: Primitive, args: tuple, params: dict) -> Any:
         tag = self._tag
-        primals = list(args)
-        tangents = [None] * len(args)
+        primals = []
+        tangents = []
         seeded = False
-        for i, a in enumerate(args):
+        for a in args:
             if isinstance(a, Dual) and a._tag is tag:
-                primals[i] = a.primal
-                tangents[i] = a.tangent
+                primals.append(a.primal)
+                tangents.append(a.tangent)
                 seeded = seeded or a.tangent is not None
+            else:
+                primals.append(a)
+                tangents.append(None)
         ans = prim(*primals, **params)
         if not seeded:
             return ans
@@ -121,6 +124,8 @@ class Dual(Boxed):
             return ans
         if t_out is None:
             return ans
+        if t_out.dtype != ans.dtype:  # NumPy's promotion of the primals decides
+            t_out = _ops.convert(t_out, dtype=ans.dtype)
         return Dual._new(ans, t_out, tag)
 
     # -- array attributes ----------------------------------------------------
@@ -253,6 +258,8 @@ class Dual(Boxed):
     def __setitem__(self, index, value) -> None:
         """Write ``value`` into the primal and tangent in place."""
         index = _static_index(index)
+        if len(index) == 1:
+            index = index[0]
         if isinstance(value, Dual) and value._tag.level > self._tag.level:
             raise TypeError(
                 "cannot write a Dual of an inner transform into a Dual of an outer "
@@ -281,6 +288,10 @@ class Dual(Boxed):
     # -- NumPy protocols -----------------------------------------------------
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs, **kwargs):
+        if method == "__call__" and not kwargs:  # the common case, first
+            handler = UFUNC_HANDLERS.get(ufunc)
+            if handler is not None:
+                return handler(*inputs)
         out = kwargs.pop("out", None)
         if out is not None and any(o is not None for o in out):
             raise TypeError(
@@ -452,14 +463,14 @@ def elementwise_jvp(prim: Primitive, primals: list, tangents: list, ans: Any) ->
     return None if total is None else fit_tangent(total, ans.shape)
 
 
-def _static_index(index: Any) -> Any:
-    """Check an index holds no Duals (an index must not depend on a derivative)."""
+def _static_index(index: Any) -> tuple:
+    """An index as a tuple of static parts: lists become arrays, Duals are refused."""
     items = index if isinstance(index, tuple) else (index,)
     for item in items:
         if isinstance(item, Dual):
             raise TypeError("a Dual cannot be used as an index; index with integers "
                             "or with boolean masks from comparisons")
-    return index
+    return tuple(np.asarray(i) if isinstance(i, list) else i for i in items)
 
 
 def _has_advanced_index(index: tuple) -> bool:

@@ -140,15 +140,17 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         diff_args = args[argnums_tuple[0]] if single else tuple(args[i] for i in argnums_tuple)
         in_leaves, in_tree = optree.tree_flatten(diff_args)
         in_leaves = [as_float_array(x) for x in in_leaves]
-        sizes = [int(np.prod(x.shape, dtype=np.int64)) for x in in_leaves]
-        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
-        n = int(offsets[-1])
+        offsets = [0]
+        for x in in_leaves:
+            offsets.append(offsets[-1] + x.size)
+        n = offsets[-1]
         chunk = chunk_size or _auto_chunk(n, in_leaves)
         tag = Tag()
         blocks: list[list] = []
         for start in range(0, max(n, 1), chunk):
             stop = min(n, start + chunk)
-            seeded = [_seed_columns(x, off, start, stop, tag)
+            identity = np.eye(stop - start, n, start, dtype=in_leaves[0].dtype)
+            seeded = [_seed_columns(x, identity, off, tag)
                       for x, off in zip(in_leaves, offsets)]
             call_args = list(args)
             new_diff = in_tree.unflatten(seeded)
@@ -217,16 +219,12 @@ def _auto_chunk(n: int, leaves: list) -> int:
     return max(1, min(n, DEFAULT_CHUNK_BYTES // max(1, n * itemsize)))
 
 
-def _seed_columns(x, offset: int, start: int, stop: int, tag: Tag):
-    """``x`` seeded with the identity's columns ``start:stop`` that fall on it."""
-    size = int(np.prod(x.shape, dtype=np.int64))
-    lo, hi = max(start, offset), min(stop, offset + size)
-    if lo >= hi:
+def _seed_columns(x, identity: np.ndarray, offset: int, tag: Tag):
+    """``x`` seeded with its columns of this chunk's rows of the identity."""
+    seeds = identity[:, offset:offset + x.size]
+    if not seeds.any():
         return x  # no seed of this chunk touches x: a constant, at no cost
-    seeds = np.zeros((stop - start, size), x.dtype)
-    rows = np.arange(lo, hi)
-    seeds[rows - start, rows - offset] = 1
-    return Dual._new(x, seeds.reshape((stop - start,) + x.shape), tag)
+    return Dual._new(x, seeds.astype(x.dtype, copy=False).reshape((len(seeds),) + x.shape), tag)
 
 
 def _read_output(out: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
@@ -249,14 +247,15 @@ def _read_output(out: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
     return tree.unflatten(primals), tree.unflatten(tangents)
 
 
-def _split_columns(t, in_leaves: list, offsets) -> list:
+def _split_columns(t, in_leaves: list, offsets: list) -> list:
     """Cut the (n, *S_out) tangent block into one S_out + S_in block per input leaf."""
     out_ndim = t.ndim - 1
     blocks = []
     for x, lo, hi in zip(in_leaves, offsets[:-1], offsets[1:]):
-        block = ops.reshape(ops.getitem(t, index=(slice(int(lo), int(hi)),)),
-                            shape=x.shape + t.shape[1:])
-        in_ndim = len(x.shape)
-        axes = tuple(range(in_ndim, in_ndim + out_ndim)) + tuple(range(in_ndim))
-        blocks.append(ops.transpose(block, axes=axes))
+        block = t[lo:hi].reshape(x.shape + t.shape[1:])
+        in_ndim = x.ndim
+        if in_ndim and out_ndim:
+            block = block.transpose(tuple(range(in_ndim, in_ndim + out_ndim))
+                                    + tuple(range(in_ndim)))
+        blocks.append(block)
     return blocks

@@ -118,7 +118,7 @@ class Primitive:
     applied to boxes it returns its plain primal result (derivative zero).
     """
 
-    __slots__ = ("name", "kernels", "partials", "jvp_rule", "transpose_rule",
+    __slots__ = ("name", "kernels", "impl", "partials", "jvp_rule", "transpose_rule",
                  "nonfinite_partials", "__weakref__")
 
     def __init__(
@@ -135,6 +135,7 @@ class Primitive:
             raise ValueError(f"primitive {name!r}: give partials or jvp, not both")
         self.name = name
         self.kernels = {"numpy": kernel}
+        self.impl = kernel  # what runs on plain arrays; a dispatcher once backends register
         self.partials = tuple(partials) if partials is not None else None
         self.jvp_rule = jvp
         self.transpose_rule = transpose
@@ -146,13 +147,12 @@ class Primitive:
 
     def __call__(self, *args: Any, **params: Any) -> Any:
         top = None
+        level = 0
         for a in args:
-            if isinstance(a, Boxed) and (top is None or a._tag.level > top._tag.level):
-                top = a
+            if isinstance(a, Boxed) and a._tag.level > level:
+                top, level = a, a._tag.level
         if top is None:
-            if _FOREIGN_ARRAY_TYPES:
-                return self.kernels[backend_of(args)](*args, **params)
-            return self.kernels["numpy"](*args, **params)
+            return self.impl(*args, **params)
         return top._process(self, args, params)
 
     def __repr__(self) -> str:

@@ -1,0 +1,308 @@
+"""The forward transforms: jvp, jacfwd, derivative — values, pytrees, chunks, nesting."""
+
+import threading
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+import dualad
+from dualad import Dual, derivative, jacfwd, jvp
+
+
+def textbook(x1, x2):
+    return np.log(x1) + x1 * x2 - np.sin(x2)
+
+
+# -- the worked example -----------------------------------------------------
+
+
+def test_textbook_value_and_gradient():
+    y, dy1 = jvp(textbook, (2.0, 5.0), (1.0, 0.0))
+    _, dy2 = jvp(textbook, (2.0, 5.0), (0.0, 1.0))
+    assert y == 11.652071455223084
+    assert dy1 == 5.5
+    assert dy2 == 1.7163378145367738
+
+
+def test_textbook_gradient_in_one_pass():
+    calls = []
+
+    def counted(x1, x2):
+        calls.append(1)
+        return textbook(x1, x2)
+
+    g1, g2 = jacfwd(counted, argnums=(0, 1))(2.0, 5.0)
+    assert (float(g1), float(g2)) == (5.5, 1.7163378145367738)
+    assert len(calls) == 1
+
+
+# -- jvp ----------------------------------------------------------------------
+
+
+def test_jvp_batched_equals_single_jvps():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=5)
+    seeds = rng.normal(size=(3, 5))
+
+    def f(x):
+        return np.tanh(x) * np.sum(x ** 3)
+
+    y, ts = jvp(f, (x,), (seeds,), batched=True)
+    assert ts.shape == (3, 5)
+    for k in range(3):
+        assert_allclose(ts[k], jvp(f, (x,), (seeds[k],))[1], rtol=1e-13)
+    assert_allclose(y, f(x))
+
+
+def test_jvp_pytrees_in_and_out():
+    def f(params, x):
+        y = params["w"] * x + params["b"]
+        return {"y": y, "stats": (np.sum(y), np.max(y))}
+
+    params = {"w": np.array([1.0, 2.0]), "b": 0.5}
+    tangents = {"w": np.array([1.0, 0.0]), "b": 0.0}
+    out, t = jvp(f, (params, np.array([3.0, 4.0])), (tangents, np.zeros(2)))
+    assert_allclose(out["y"], [3.5, 8.5])
+    assert_allclose(t["y"], [3.0, 0.0])
+    assert_allclose(t["stats"][0], 3.0)
+    assert_allclose(t["stats"][1], 0.0)
+
+
+def test_jvp_has_aux():
+    y, t, aux = jvp(lambda x: (x ** 2, "note"), (3.0,), (1.0,), has_aux=True)
+    assert (y, t, aux) == (9.0, 6.0, "note")
+
+
+def test_jvp_of_constant_output_is_zero():
+    y, t = jvp(lambda x: np.ones(3), (np.array([1.0]),), (np.array([1.0]),))
+    assert_array_equal(t, np.zeros(3))
+
+
+def test_jvp_structure_mismatch():
+    with pytest.raises(ValueError, match="same structure"):
+        jvp(lambda a, b: a + b, (1.0, 2.0), (1.0,))
+
+
+def test_tangent_shape_mismatch_names_both_shapes():
+    with pytest.raises(ValueError, match=r"\(3,\).*\(2,\)"):
+        jvp(np.sin, (np.zeros(2),), (np.zeros(3),))
+    with pytest.raises(ValueError, match=r"\(2, 2\).*\(3,\)"):
+        Dual(np.zeros(3), np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="seed"):
+        jvp(np.sin, (np.zeros(2),), (np.zeros((4, 3)),), batched=True)
+
+
+def test_jvp_needs_tuples():
+    with pytest.raises(TypeError, match="tuples or lists"):
+        jvp(np.sin, np.zeros(2), np.zeros(2))
+
+
+# -- jacfwd ---------------------------------------------------------------------
+
+
+def test_jacfwd_shapes_follow_jax():
+    x = np.arange(6.0).reshape(2, 3)
+    assert jacfwd(lambda x: x * 2.0)(x).shape == (2, 3, 2, 3)
+    assert jacfwd(np.sum)(x).shape == (2, 3)
+    assert jacfwd(lambda x: x.sum(axis=0))(x).shape == (3, 2, 3)
+    assert_allclose(jacfwd(lambda x: x * 2.0)(x).reshape(6, 6), 2 * np.eye(6))
+
+
+def test_jacfwd_matches_analytic_jacobian():
+    rng = np.random.default_rng(1)
+    W = rng.normal(size=(4, 3))
+    x = rng.normal(size=3)
+    expected = (1 - np.tanh(W @ x) ** 2)[:, None] * W
+    assert_allclose(jacfwd(lambda x: np.tanh(W @ x))(x), expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 7, 100, None])
+def test_jacfwd_chunks_agree(chunk_size):
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=7)
+
+    def f(x):
+        return np.cumsum(np.sin(x) * x[::-1])
+
+    full = jacfwd(f)(x)
+    assert_allclose(jacfwd(f, chunk_size=chunk_size)(x), full, rtol=1e-14)
+
+
+def test_jacfwd_chunk_bounds_the_seed_count():
+    seen = []
+
+    def f(x):
+        seen.append(x.seeds)
+        return np.sin(x)
+
+    jacfwd(f, chunk_size=4)(np.ones(10))
+    assert seen == [4, 4, 2]
+
+
+def test_jacfwd_automatic_chunk_from_memory_budget(monkeypatch):
+    monkeypatch.setattr(dualad.forward, "DEFAULT_CHUNK_BYTES", 8 * 10 * 3)
+    seen = []
+
+    def f(x):
+        seen.append(x.seeds)
+        return x ** 2
+
+    jac = jacfwd(f)(np.arange(10.0))
+    assert seen == [3, 3, 3, 1]
+    assert_allclose(jac, np.diag(2 * np.arange(10.0)))
+
+
+def test_jacfwd_bad_chunk_size():
+    with pytest.raises(ValueError, match="chunk_size"):
+        jacfwd(np.sin, chunk_size=0)
+
+
+def test_jacfwd_pytree_argument_and_argnums():
+    def f(p, x):
+        return p["a"] * np.sum(x) + p["b"][0] * x
+
+    p = {"a": 2.0, "b": [np.array(3.0)]}
+    x = np.array([1.0, 2.0])
+    jac_p = jacfwd(f)(p, x)
+    assert_allclose(jac_p["a"], [3.0, 3.0])
+    assert_allclose(jac_p["b"][0], [1.0, 2.0])
+    jac_p2, jac_x = jacfwd(f, argnums=(0, 1))(p, x)
+    assert_allclose(jac_x, 2.0 + 3.0 * np.eye(2))
+    assert_allclose(jac_p2["a"], jac_p["a"])
+
+
+def test_jacfwd_pytree_output():
+    jac = jacfwd(lambda x: {"s": np.sum(x), "v": (x * 2.0,)})(np.ones(2))
+    assert_allclose(jac["s"], [1.0, 1.0])
+    assert_allclose(jac["v"][0], 2 * np.eye(2))
+
+
+def test_jacfwd_has_aux():
+    jac, aux = jacfwd(lambda x: (x ** 2, x.shape), has_aux=True)(np.array([1.0, 2.0]))
+    assert_allclose(jac, np.diag([2.0, 4.0]))
+    assert aux == (2,)
+
+
+def test_jacobian_is_jacfwd():
+    assert dualad.jacobian is jacfwd
+
+
+def test_argnums_out_of_range():
+    with pytest.raises(ValueError, match="argnums"):
+        jacfwd(np.sin, argnums=2)(1.0)
+
+
+# -- derivative ---------------------------------------------------------------
+
+
+def test_derivative():
+    assert derivative(np.sin)(0.0) == 1.0
+    assert_allclose(derivative(lambda t: np.stack([t, t ** 3]))(2.0), [1.0, 12.0])
+
+
+def test_derivative_needs_a_scalar():
+    with pytest.raises(ValueError, match="one scalar"):
+        derivative(np.sin)(np.ones(2))
+
+
+# -- nesting and perturbation confusion ----------------------------------------
+
+
+def test_perturbation_confusion_classic():
+    # d/dx [x · d/dy (x + y)] = 1, not 2
+    def inner(x):
+        return x * derivative(lambda y: x + y)(1.0)
+
+    assert derivative(inner)(1.0) == 1.0
+
+
+def test_perturbation_confusion_product():
+    # d/dx [x · d/dy (x·y)]|y=2 = 2x
+    def inner(x):
+        return x * derivative(lambda y: x * y)(2.0)
+
+    assert derivative(inner)(3.0) == 6.0
+
+
+def test_jacfwd_of_jacfwd_is_the_hessian():
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(4, 4))
+    A = A + A.T
+    x = rng.normal(size=4)
+
+    def f(x):
+        return 0.5 * x @ A @ x + np.sum(np.sin(x))
+
+    H = jacfwd(jacfwd(f))(x)
+    assert_allclose(H, A - np.diag(np.sin(x)), rtol=1e-12, atol=1e-14)
+
+
+def test_third_derivative():
+    d3 = derivative(derivative(derivative(np.exp)))
+    assert_allclose(d3(0.7), np.exp(0.7), rtol=1e-15)
+    assert_allclose(derivative(derivative(derivative(np.sin)))(0.3), -np.cos(0.3))
+
+
+def test_nested_jvp_inside_jacfwd_mixing_tags():
+    def f(x):
+        # an inner jvp whose tangent direction depends on the outer variable
+        return jvp(lambda y: np.sin(x * y), (x,), (x,))[1]
+
+    x = np.array([0.5, 1.5])
+    # t = cos(x²)·x², so dt/dx = -sin(x²)·2x·x² + cos(x²)·2x
+    expected = np.diag(-np.sin(x ** 2) * 2 * x ** 3 + np.cos(x ** 2) * 2 * x)
+    assert_allclose(jacfwd(f)(x), expected, rtol=1e-13)
+
+
+def test_closure_over_outer_dual_is_constant_for_inner():
+    def outer(a):
+        return jacfwd(lambda b: a * b ** 2)(np.array([1.0, 2.0]))
+
+    # d/da of diag(2ab) = diag(2b)
+    assert_allclose(jacfwd(outer)(3.0), np.diag([2.0, 4.0]))
+
+
+# -- dtypes -------------------------------------------------------------------
+
+
+def test_float32_stays_float32():
+    x = np.array([0.5, 1.5], dtype=np.float32)
+    y, t = jvp(lambda x: np.exp(np.sin(x) * 2.0) / 3.0 + x ** 2, (x,), (np.ones(2, np.float32),))
+    assert y.dtype == np.float32 and t.dtype == np.float32
+    assert jacfwd(lambda x: np.tanh(x) @ x)(x).dtype == np.float32
+
+
+def test_ints_and_bools_promote_to_float64():
+    y, t = jvp(lambda x: x * 2, (np.array([1, 2]),), (np.array([1, 0]),))
+    assert t.dtype == np.float64
+    assert_allclose(t, [2.0, 0.0])
+    assert jacfwd(lambda x: x * 1.5)(np.array([True])).dtype == np.float64
+
+
+def test_complex_input_is_refused_clearly():
+    with pytest.raises(TypeError, match="complex"):
+        jacfwd(np.sin)(np.array([1 + 1j]))
+    with pytest.raises(TypeError, match="complex"):
+        Dual(np.array([1j]), np.array([1.0]))
+
+
+# -- threads ------------------------------------------------------------------
+
+
+def test_threads_get_right_answers():
+    rng = np.random.default_rng(4)
+    xs = [rng.normal(size=20) for _ in range(8)]
+    results = [None] * len(xs)
+
+    def work(i):
+        for _ in range(20):
+            results[i] = jacfwd(lambda x: np.sin(x) * (i + 1), chunk_size=3)(xs[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(xs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, x in enumerate(xs):
+        assert_allclose(results[i], np.diag(np.cos(x) * (i + 1)))
