@@ -9,25 +9,31 @@ Examples
 >>> import numpy as np, dualad
 >>> f = lambda x1, x2: np.log(x1) + x1 * x2 - np.sin(x2)
 >>> dualad.jacfwd(f, argnums=(0, 1))(2.0, 5.0)
-(np.float64(5.5), np.float64(1.7163378145367738))
+(array(5.5), array(1.71633781))
 """
 
 from .dual import Dual, primal_value  # first: it loads the rule table through dualad.ops
 from . import rules  # noqa: F401,I001
 from .forward import DEFAULT_CHUNK_BYTES, derivative, jacfwd, jacobian, jvp
+from .hyperdual import HyperDual
+from .second_order import hessian, hvp, second_derivative
 from .primitive import Primitive, Tag, register_function
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Dual",
+    "HyperDual",
     "Primitive",
     "Tag",
     "DEFAULT_CHUNK_BYTES",
     "derivative",
+    "hessian",
+    "hvp",
     "jacfwd",
     "jacobian",
     "jvp",
     "primal_value",
     "register_function",
+    "second_derivative",
 ]

@@ -93,6 +93,10 @@ class Dual(Boxed):
         self._tag = tag
         return self
 
+    def _wrap(self, primal: Any, tangent: Any) -> Dual:
+        """A result of an operation on ``self``: a Dual of the same tag (and kind)."""
+        return Dual._new(primal, tangent, self._tag)
+
     @property
     def tag(self) -> Tag:
         """The tag of the transform this perturbation belongs to."""
@@ -104,16 +108,21 @@ class Dual(Boxed):
         tag = self._tag
         primals = []
         tangents = []
-        seeded = False
+        seeded = nested = False
         for a in args:
-            if isinstance(a, Dual) and a._tag is tag:
-                primals.append(a.primal)
-                tangents.append(a.tangent)
-                seeded = seeded or a.tangent is not None
-            else:
-                primals.append(a)
-                tangents.append(None)
-        ans = prim(*primals, **params)
+            if isinstance(a, Boxed):
+                if a._tag is tag:
+                    primal, tangent = a.primal, a.tangent
+                    primals.append(primal)
+                    tangents.append(tangent)
+                    seeded = seeded or tangent is not None
+                    nested = nested or isinstance(primal, Boxed)
+                    continue
+                nested = True
+            primals.append(a)
+            tangents.append(None)
+        # Primals that hold no boxes go straight to the kernel.
+        ans = prim(*primals, **params) if nested else prim.impl(*primals, **params)
         if not seeded:
             return ans
         if prim.partials is not None:
@@ -126,7 +135,7 @@ class Dual(Boxed):
             return ans
         if t_out.dtype != ans.dtype:  # NumPy's promotion of the primals decides
             t_out = _ops.convert(t_out, dtype=ans.dtype)
-        return Dual._new(ans, t_out, tag)
+        return self._wrap(ans, t_out)
 
     # -- array attributes ----------------------------------------------------
 
@@ -342,7 +351,7 @@ class Dual(Boxed):
 
     def copy(self, order: str = "C") -> Dual:
         tangent = None if self.tangent is None else self.tangent.copy()
-        return Dual._new(self.primal.copy(), tangent, self._tag)
+        return self._wrap(self.primal.copy(), tangent)
 
     __copy__ = copy
 
@@ -443,24 +452,34 @@ def fit_tangent(t: Any, shape: tuple) -> Any:
 
 
 def elementwise_jvp(prim: Primitive, primals: list, tangents: list, ans: Any) -> Any:
-    """Σᵢ ∂ᵢ·tᵢ over the arguments that carry a tangent (the Dual consumer of a row)."""
+    """Σᵢ ∂ᵢ·tᵢ over the arguments that carry a tangent (the Dual consumer of a row).
+
+    Operators rather than primitive calls: on plain arrays they go straight to
+    NumPy, on boxed values they are the primitives.
+    """
     total = None
-    ndim = ans.ndim
+    ndim = ans.ndim + 1
+    partials = prim.partials
     for i, t in enumerate(tangents):
-        partial_fn = prim.partials[i] if t is not None else None
+        if t is None:
+            continue
+        partial_fn = partials[i]
         if partial_fn is None:
             continue
-        t = align_tangent(t, ndim)
+        if t.ndim < ndim:
+            t = align_tangent(t, ndim - 1)
         if partial_fn is ONE:
             term = t
         elif partial_fn is MINUS_ONE:
-            term = _ops.negative(t)
+            term = -t
         else:
-            term = _ops.multiply(partial_fn(ans, *primals), t)
+            term = partial_fn(ans, *primals) * t
             if prim.nonfinite_partials:
-                term = _ops.where(_ops.equal(t, 0), 0, term)
-        total = term if total is None else _ops.add(total, term)
-    return None if total is None else fit_tangent(total, ans.shape)
+                term = _ops.where(t == 0, 0, term)
+        total = term if total is None else total + term
+    if total is None or total.shape[1:] == ans.shape:
+        return total
+    return fit_tangent(total, ans.shape)
 
 
 def _static_index(index: Any) -> tuple:

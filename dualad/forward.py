@@ -127,46 +127,28 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
            [1., 0.]])
     >>> g = lambda x, y: x * y
     >>> dualad.jacfwd(g, argnums=(0, 1))(3.0, 4.0)
-    (np.float64(4.0), np.float64(3.0))
+    (array(4.), array(3.))
     """
     if chunk_size is not None and (not isinstance(chunk_size, (int, np.integer))
                                    or chunk_size < 1):
         raise ValueError(f"chunk_size must be a positive integer or None, got {chunk_size!r}")
-    single = isinstance(argnums, (int, np.integer))
-    argnums_tuple = (int(argnums),) if single else tuple(argnums)
+    check_chunk_size(chunk_size)
 
     def jacfun(*args):
-        _check_argnums(argnums_tuple, len(args))
-        diff_args = args[argnums_tuple[0]] if single else tuple(args[i] for i in argnums_tuple)
-        in_leaves, in_tree = optree.tree_flatten(diff_args)
-        in_leaves = [as_float_array(x) for x in in_leaves]
-        offsets = [0]
-        for x in in_leaves:
-            offsets.append(offsets[-1] + x.size)
-        n = offsets[-1]
-        chunk = chunk_size or _auto_chunk(n, in_leaves)
+        inputs = Inputs(args, argnums)
         tag = Tag()
         blocks: list[list] = []
-        for start in range(0, max(n, 1), chunk):
-            stop = min(n, start + chunk)
-            identity = np.eye(stop - start, n, start, dtype=in_leaves[0].dtype)
-            seeded = [_seed_columns(x, identity, off, tag)
-                      for x, off in zip(in_leaves, offsets)]
-            call_args = list(args)
-            new_diff = in_tree.unflatten(seeded)
-            for pos, i in enumerate(argnums_tuple):
-                call_args[i] = new_diff if single else new_diff[pos]
-            out = fun(*call_args)
+        for start, stop in inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize)):
+            identity = inputs.identity(start, stop)
+            out = inputs.call(fun, [seed_columns(x, identity, lo, hi, start, stop, tag)
+                                    for x, lo, hi in inputs.spans()])
             out, aux = out if has_aux else (out, None)
             out_leaves, out_tree = optree.tree_flatten(out)
-            _, tangents = _read_output(out_leaves, tag, stop - start)
-            blocks.append(tangents)
+            blocks.append(_read_output(out_leaves, tag, stop - start)[1])
         per_output = [blocks[0][j] if len(blocks) == 1 else
                       ops.concatenate(*(b[j] for b in blocks), axis=0)
                       for j in range(len(blocks[0]))]
-        jac_leaves = [in_tree.unflatten(_split_columns(t, in_leaves, offsets))
-                      for t in per_output]
-        jac = out_tree.unflatten(jac_leaves)
+        jac = out_tree.unflatten([inputs.unflatten(inputs.split(t)) for t in per_output])
         return (jac, aux) if has_aux else jac
 
     return jacfun
@@ -185,13 +167,12 @@ def derivative(fun: Callable, argnums: int = 0) -> Callable:
     >>> import numpy as np, dualad
     >>> dualad.derivative(np.sin)(0.0)
     np.float64(1.0)
-    >>> dualad.derivative(lambda t: np.array([t, t ** 2]))(3.0)
+    >>> dualad.derivative(lambda t: np.stack([t, t ** 2]))(3.0)
     array([1., 6.])
     """
 
     def deriv(*args):
-        _check_argnums((argnums,), len(args))
-        x = as_float_array(args[argnums])
+        x = Inputs(args, argnums).leaves[0]
         if x.shape != ():
             raise ValueError(f"derivative() is for functions of one scalar, but argument "
                              f"{argnums} has shape {x.shape}; use jacfwd for arrays")
@@ -207,24 +188,98 @@ def derivative(fun: Callable, argnums: int = 0) -> Callable:
 # -- seeding and reading -------------------------------------------------------
 
 
-def _check_argnums(argnums: tuple, nargs: int) -> None:
-    for i in argnums:
-        if not -nargs <= i < nargs:
-            raise ValueError(f"argnums {i} is out of range for a call with {nargs} "
-                             "positional arguments")
+def check_chunk_size(chunk_size: int | None) -> None:
+    if chunk_size is not None and (not isinstance(chunk_size, (int, np.integer))
+                                   or chunk_size < 1):
+        raise ValueError(f"chunk_size must be a positive integer or None, got {chunk_size!r}")
 
 
-def _auto_chunk(n: int, leaves: list) -> int:
-    itemsize = max((x.dtype.itemsize for x in leaves), default=8)
-    return max(1, min(n, DEFAULT_CHUNK_BYTES // max(1, n * itemsize)))
+def auto_chunk(n: int, itemsize: int, seed_axes: int = 1) -> int:
+    """Seeds per pass so that the seed block (K^seed_axes · n items) fits the budget."""
+    budget = DEFAULT_CHUNK_BYTES // max(1, n * itemsize)
+    return max(1, min(n, int(budget ** (1.0 / seed_axes))))
 
 
-def _seed_columns(x, identity: np.ndarray, offset: int, tag: Tag):
-    """``x`` seeded with its columns of this chunk's rows of the identity."""
-    seeds = identity[:, offset:offset + x.size]
-    if not seeds.any():
-        return x  # no seed of this chunk touches x: a constant, at no cost
-    return Dual._new(x, seeds.astype(x.dtype, copy=False).reshape((len(seeds),) + x.shape), tag)
+class Inputs:
+    """The differentiated arguments of one call: their leaves, flat positions, re-insertion.
+
+    Leaf ``j`` covers positions ``offsets[j]:offsets[j+1]`` of the flat input
+    vector of length ``n``; a seed k is the unit vector at position k.
+    """
+
+    def __init__(self, args: tuple, argnums: int | Sequence[int]) -> None:
+        self.single = isinstance(argnums, (int, np.integer))
+        self.argnums = (int(argnums),) if self.single else tuple(argnums)
+        for i in self.argnums:
+            if not -len(args) <= i < len(args):
+                raise ValueError(f"argnums {i} is out of range for a call with {len(args)} "
+                                 "positional arguments")
+        self.args = args
+        diff = args[self.argnums[0]] if self.single else tuple(args[i] for i in self.argnums)
+        leaves, self.tree = optree.tree_flatten(diff)
+        self.leaves = [as_float_array(x) for x in leaves]
+        self.offsets = [0]
+        for x in self.leaves:
+            self.offsets.append(self.offsets[-1] + x.size)
+        self.n = self.offsets[-1]
+        self.dtype = self.leaves[0].dtype if self.leaves else np.dtype(np.float64)
+        self.itemsize = self.dtype.itemsize
+
+    def chunks(self, size: int) -> list[tuple[int, int]]:
+        return [(start, min(self.n, start + size)) for start in range(0, max(self.n, 1), size)]
+
+    def spans(self):
+        return zip(self.leaves, self.offsets[:-1], self.offsets[1:])
+
+    def identity(self, start: int, stop: int) -> np.ndarray:
+        """Rows ``start:stop`` of the n×n identity: one seed per row."""
+        return np.eye(stop - start, self.n, start, dtype=self.dtype)
+
+    def unflatten(self, leaves: list) -> Any:
+        return self.tree.unflatten(leaves)
+
+    def call(self, fun: Callable, leaves: list) -> Any:
+        """``fun`` called with the differentiated arguments replaced by ``leaves``."""
+        args = list(self.args)
+        new = self.tree.unflatten(leaves)
+        for pos, i in enumerate(self.argnums):
+            args[i] = new if self.single else new[pos]
+        return fun(*args)
+
+    def split(self, t, axis: int = 0) -> list:
+        """Cut an axis of length n of ``t`` into the input leaves' shapes, moved last.
+
+        ``t`` has shape ``(*before, n, *S_out)`` with ``len(before) == axis``;
+        each block comes out as ``(*before, *S_out, *S_in)``, JAX's layout.
+        """
+        before, out_ndim = t.shape[:axis], t.ndim - axis - 1
+        blocks = []
+        for x, lo, hi in self.spans():
+            block = t[(slice(None),) * axis + (slice(lo, hi),)]
+            block = block.reshape(before + x.shape + t.shape[axis + 1:])
+            if x.ndim and out_ndim:
+                first = tuple(range(axis))
+                block = block.transpose(first + tuple(range(axis + x.ndim, block.ndim))
+                                        + tuple(range(axis, axis + x.ndim)))
+            blocks.append(block)
+        return blocks
+
+
+def seed_columns(x, identity: np.ndarray, lo: int, hi: int, start: int, stop: int, tag: Tag):
+    """``x`` (flat positions lo:hi) seeded with its columns of the identity rows start:stop."""
+    seeds = seed_block(x, identity, lo, hi, start, stop)
+    return x if seeds is None else Dual._new(x, seeds, tag)
+
+
+def seed_block(x, identity: np.ndarray, lo: int, hi: int, start: int, stop: int):
+    """The tangent ``(stop - start, *x.shape)`` seeding ``x``, or None if no seed touches it."""
+    if hi <= start or lo >= stop:
+        return None  # a constant for this chunk, at no cost
+    return identity[:, lo:hi].astype(x.dtype, copy=False).reshape((stop - start,) + x.shape)
+
+
+def read_tangents(out_leaves: list, tag: Tag, seeds: int) -> list:
+    return _read_output(out_leaves, tag, seeds)[1]
 
 
 def _read_output(out: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
@@ -237,9 +292,7 @@ def _read_output(out: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
         else:
             primal, t = o, None
         if t is None:
-            value = primal_value(primal)
-            dtype = value.dtype if getattr(value, "dtype", np.dtype(float)).kind == "f" else float
-            t = np.zeros((seeds,) + np.shape(value), dtype)
+            t = zeros_like_output(primal, (seeds,))
         elif isinstance(t, np.ndarray) and not t.flags.writeable:
             t = t.copy()  # a broadcast view; hand out an ordinary array
         primals.append(primal)
@@ -247,15 +300,8 @@ def _read_output(out: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
     return tree.unflatten(primals), tree.unflatten(tangents)
 
 
-def _split_columns(t, in_leaves: list, offsets: list) -> list:
-    """Cut the (n, *S_out) tangent block into one S_out + S_in block per input leaf."""
-    out_ndim = t.ndim - 1
-    blocks = []
-    for x, lo, hi in zip(in_leaves, offsets[:-1], offsets[1:]):
-        block = t[lo:hi].reshape(x.shape + t.shape[1:])
-        in_ndim = x.ndim
-        if in_ndim and out_ndim:
-            block = block.transpose(tuple(range(in_ndim, in_ndim + out_ndim))
-                                    + tuple(range(in_ndim)))
-        blocks.append(block)
-    return blocks
+def zeros_like_output(value: Any, seeds: tuple[int, ...]) -> np.ndarray:
+    """Zero derivatives for an output that does not depend on the input."""
+    value = primal_value(value)
+    dtype = getattr(value, "dtype", np.dtype(float))
+    return np.zeros(seeds + np.shape(value), dtype if dtype.kind == "f" else np.float64)

@@ -1,0 +1,152 @@
+"""Hyper-dual arrays: a + b·ε1 + c·ε2 + d·ε1ε2 with ε1² = ε2² = 0, ε1ε2 ≠ 0.
+
+A HyperDual is a Dual (perturbation ε2) whose primal and tangent are Duals of
+an outer perturbation ε1:  (a + b·ε1) + (c + d·ε1)·ε2. Every primitive
+therefore works on it through the ordinary forward-mode interpreter, and the
+second-order chain rule comes out of each rule evaluated on Duals — there is no
+second formula per primitive. Evaluating f at x + ε1·u + ε2·v gives
+
+    f(x) + ε1·(∇f·u) + ε2·(∇f·v) + ε1ε2·(uᵀ ∇²f v),
+
+exact second derivatives with no step size (Fike & Alonso's hyper-dual method).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .dual import Dual, as_float_array, check_tangent_shape
+from .primitive import Tag
+
+__all__ = ["HyperDual"]
+
+
+class HyperDual(Dual):
+    """An array of hyper-dual numbers ``real + eps1·ε1 + eps2·ε2 + eps1eps2·ε1ε2``.
+
+    Parameters
+    ----------
+    real:
+        Array-like of real floats (ints become float64).
+    eps1, eps2:
+        The ε1 and ε2 parts: the shape of ``real``, or with ``batched=True``
+        ``(K1, *real.shape)`` and ``(K2, *real.shape)`` for K1 and K2 seeds.
+        ``None`` is zero.
+    eps1eps2:
+        The ε1ε2 part: the shape of ``real``, or ``(K1, K2, *real.shape)`` when
+        batched. ``None`` is zero.
+    batched:
+        Whether the ε parts carry leading seed axes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dualad import HyperDual
+    >>> x = HyperDual(0.5, 1.0, 1.0, 0.0)
+    >>> y = np.sin(x) * x
+    >>> float(y.real), float(y.eps1[0]), float(y.eps1eps2[0, 0])  # f, f', f''
+    (0.2397127693021015, 0.918651...,  1.275510...)
+    """
+
+    __slots__ = ("_tag1", "_seeds")
+
+    def __init__(self, real: Any, eps1: Any = None, eps2: Any = None, eps1eps2: Any = None,
+                 *, batched: bool = False) -> None:
+        real = as_float_array(real)
+        shape, dtype = real.shape, real.dtype
+
+        def part(value, axes):
+            if value is None:
+                return None
+            value = np.asarray(value, dtype=dtype)
+            if not batched:
+                check_tangent_shape(shape, value.shape)
+                return value.reshape((1,) * axes + shape)
+            check_tangent_shape(shape, value.shape[axes:], seeds=True)
+            return value
+
+        eps1, eps2, eps1eps2 = part(eps1, 1), part(eps2, 1), part(eps1eps2, 2)
+        k1 = eps1.shape[0] if eps1 is not None else (eps1eps2.shape[0] if eps1eps2 is not None
+                                                     else 1)
+        k2 = eps2.shape[0] if eps2 is not None else (eps1eps2.shape[1] if eps1eps2 is not None
+                                                     else 1)
+        if eps1eps2 is not None and eps1eps2.shape[:2] != (k1, k2):
+            raise ValueError(f"eps1eps2 has seed axes {eps1eps2.shape[:2]}, but eps1 and eps2 "
+                             f"carry {k1} and {k2} seeds")
+        built = HyperDual._assemble(real, eps1, eps2, eps1eps2, Tag(), Tag(), (k1, k2))
+        self.primal, self.tangent, self._tag = built.primal, built.tangent, built._tag
+        self._tag1, self._seeds = built._tag1, built._seeds
+
+    @classmethod
+    def _assemble(cls, real, eps1, eps2, eps1eps2, tag1: Tag, tag2: Tag,
+                  seeds: tuple[int, int]) -> HyperDual:
+        """Nest the four parts as Dual(tag2, Dual(tag1, a, b), Dual(tag1, c, d))."""
+        primal = real if eps1 is None else Dual._new(real, eps1, tag1)
+        if eps1eps2 is not None:
+            if eps2 is None:
+                eps2 = np.zeros(eps1eps2.shape[1:], eps1eps2.dtype)
+            tangent = Dual._new(eps2, eps1eps2, tag1)
+        else:
+            tangent = eps2
+        self = object.__new__(cls)
+        self.primal, self.tangent, self._tag = primal, tangent, tag2
+        self._tag1, self._seeds = tag1, seeds
+        return self
+
+    def _process(self, prim, args: tuple, params: dict) -> Any:
+        out = Dual._process(self, prim, args, params)
+        if prim.differentiable and not (isinstance(out, Dual) and out._tag is self._tag):
+            return self._wrap(out, None)  # the ε2 part is zero: still a HyperDual
+        return out
+
+    def _wrap(self, primal: Any, tangent: Any) -> HyperDual:
+        out = object.__new__(HyperDual)
+        out.primal, out.tangent, out._tag = primal, tangent, self._tag
+        out._tag1, out._seeds = self._tag1, self._seeds
+        return out
+
+    # -- the four parts ------------------------------------------------------
+
+    def _split(self, value: Any) -> tuple[Any, Any]:
+        """The (value, ε1 part) of one level; the ε1 part may be None (zero)."""
+        if isinstance(value, Dual) and value._tag is self._tag1:
+            return value.primal, value.tangent
+        return value, None
+
+    @property
+    def real(self) -> Any:
+        """The real part ``a``, shape ``S``."""
+        return self._split(self.primal)[0]
+
+    @property
+    def eps1(self) -> Any:
+        """The ε1 part, shape ``(K1, *S)``."""
+        part = self._split(self.primal)[1]
+        return self._zeros(self._seeds[:1]) if part is None else part
+
+    @property
+    def eps2(self) -> Any:
+        """The ε2 part, shape ``(K2, *S)``."""
+        if self.tangent is None:
+            return self._zeros(self._seeds[1:])
+        return self._split(self.tangent)[0]
+
+    @property
+    def eps1eps2(self) -> Any:
+        """The ε1ε2 part, shape ``(K1, K2, *S)``: the second derivatives."""
+        part = None if self.tangent is None else self._split(self.tangent)[1]
+        return self._zeros(self._seeds) if part is None else part
+
+    def _zeros(self, seeds: tuple[int, ...]) -> np.ndarray:
+        return np.zeros(seeds + self.shape, self.dtype)
+
+    @property
+    def tags(self) -> tuple[Tag, Tag]:
+        """The tags of the ε1 and ε2 perturbations."""
+        return self._tag1, self._tag
+
+    def __repr__(self) -> str:
+        return (f"HyperDual(real={self.real!r}, eps1={self.eps1!r}, eps2={self.eps2!r}, "
+                f"eps1eps2={self.eps1eps2!r})")

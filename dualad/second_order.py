@@ -1,0 +1,219 @@
+"""Second-order forward transforms on hyper-duals: hessian, hvp, second_derivative.
+
+Seeding x + ε1·u + ε2·v gives uᵀ∇²f v in the ε1ε2 part. With u and v running
+over unit vectors, one pass yields a whole block of the Hessian: all n×n pairs
+for small n, or blocks of K1×K2 pairs when chunked. The Hessian is symmetric,
+so only the blocks on and above the diagonal are evaluated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import optree
+
+from . import ops
+from .dual import Dual, as_float_array
+from .forward import Inputs, auto_chunk, check_chunk_size, seed_block, zeros_like_output
+from .hyperdual import HyperDual
+from .primitive import Tag
+
+__all__ = ["hessian", "hvp", "second_derivative"]
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
+            chunk_size: int | None = None) -> Callable:
+    """The exact Hessian of ``fun`` from hyper-dual numbers.
+
+    Parameters
+    ----------
+    fun:
+        Function to differentiate; arguments and result may be pytrees.
+    argnums:
+        Which positional argument(s) to differentiate with respect to.
+    chunk_size:
+        At most this many seeds per perturbation and pass, so the ε1ε2 parts
+        hold at most ``chunk_size²`` second derivatives per element. ``None``
+        picks the largest chunk whose ε1ε2 block fits
+        :data:`~dualad.DEFAULT_CHUNK_BYTES`: one pass for small inputs.
+
+    Returns
+    -------
+    A function with ``fun``'s signature returning the Hessian: for an output
+    leaf of shape ``S_out`` and input leaves of shapes ``S_i``, ``S_j`` a block
+    of shape ``S_out + S_i + S_j``, arranged like ``jax.hessian``. The result is
+    exactly symmetric.
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> f = lambda x: x[0] ** 2 * x[1] + np.sin(x[1])
+    >>> dualad.hessian(f)(np.array([1.0, 0.0]))
+    array([[0., 2.],
+           [2., 0.]])
+    """
+    check_chunk_size(chunk_size)
+
+    def hessfun(*args):
+        inputs = Inputs(args, argnums)
+        chunks = inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize, 2))
+        blocks: dict[tuple[int, int], list] = {}
+        for i, (s1, e1) in enumerate(chunks):
+            for j in range(i, len(chunks)):
+                s2, e2 = chunks[j]
+                out_leaves, out_tree = _hyperdual_pass(fun, inputs, (s1, e1), (s2, e2))
+                blocks[i, j] = out_leaves
+        per_output = []
+        for leaf in range(len(blocks[0, 0])):
+            rows = [[_block(blocks, i, j, leaf) for j in range(len(chunks))]
+                    for i in range(len(chunks))]
+            per_output.append(_join(rows))
+        return out_tree.unflatten([
+            inputs.unflatten([inputs.unflatten(inputs.split(col, axis=0))
+                              for col in inputs.split(h, axis=1)])
+            for h in per_output])
+
+    return hessfun
+
+
+def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
+        chunk_size: int | None = None) -> Any:
+    """The Hessian-vector product ∇²f(x)·v of a scalar function, exactly.
+
+    One hyper-dual evaluation per chunk: ε1 carries ``v`` and ε2 the unit
+    vectors, so the ε1ε2 part is vᵀ∇²f = (∇²f v)ᵀ.
+
+    Parameters
+    ----------
+    fun:
+        A function returning a scalar.
+    primals, tangents:
+        Tuples (or lists) of the arguments and of directions of the same
+        structure and shapes, as for :func:`~dualad.jvp`.
+    chunk_size:
+        Unit vectors per pass (bounded memory for large inputs).
+
+    Returns
+    -------
+    ∇²f·v, with the structure of ``primals``.
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> f = lambda x: np.sum(x ** 3)
+    >>> dualad.hvp(f, (np.array([1.0, 2.0]),), (np.array([1.0, 1.0]),))
+    (array([ 6., 12.]),)
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("hvp expects primals and tangents as tuples or lists of arguments")
+    check_chunk_size(chunk_size)
+    inputs = Inputs(tuple(primals), tuple(range(len(primals))))
+    t_leaves, t_tree = optree.tree_flatten(tuple(tangents))
+    if t_tree != inputs.tree:
+        raise ValueError(f"primals and tangents must have the same structure, got "
+                         f"{inputs.tree} and {t_tree}")
+    directions = []
+    for x, t in zip(inputs.leaves, t_leaves):
+        t = np.asarray(t, dtype=x.dtype)
+        if t.shape != x.shape:
+            raise ValueError(f"tangent shape {t.shape} does not match the primal shape "
+                             f"{x.shape}")
+        directions.append(t.reshape((1,) + x.shape))
+    pieces = []
+    for start, stop in inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize)):
+        identity = inputs.identity(start, stop)
+        tag1, tag2 = Tag(), Tag()
+        seeded = [HyperDual._assemble(x, u, seed_block(x, identity, lo, hi, start, stop), None,
+                                      tag1, tag2, (1, stop - start))
+                  for (x, lo, hi), u in zip(inputs.spans(), directions)]
+        out = inputs.call(fun, seeded)
+        if np.ndim(_real(out)) != 0:
+            raise ValueError(f"hvp needs a function with a scalar output, got shape "
+                             f"{np.shape(_real(out))}")
+        pieces.append(_second_part(out, tag1, tag2, (1, stop - start))[0])
+    flat = pieces[0] if len(pieces) == 1 else ops.concatenate(*pieces, axis=0)
+    return inputs.unflatten(inputs.split(flat))
+
+
+def second_derivative(fun: Callable, argnums: int = 0) -> Callable:
+    """``f''(x)`` of a function of one scalar (any output shape), in one pass.
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> float(dualad.second_derivative(np.sin)(0.5)) == -np.sin(0.5)
+    True
+    """
+
+    def deriv2(*args):
+        x = as_float_array(args[argnums])
+        if np.shape(x) != ():
+            raise ValueError(f"second_derivative() is for functions of one scalar, but "
+                             f"argument {argnums} has shape {np.shape(x)}; use hessian")
+        one = np.ones((1,), x.dtype)
+        tag1, tag2 = Tag(), Tag()
+        seeded = HyperDual._assemble(x, one, one, None, tag1, tag2, (1, 1))
+        out = fun(*args[:argnums], seeded, *args[argnums + 1:])
+        return optree.tree_map(lambda o: _second_part(o, tag1, tag2, (1, 1))[0, 0], out)
+
+    return deriv2
+
+
+# -- passes and assembly ------------------------------------------------------------
+
+
+def _hyperdual_pass(fun, inputs: Inputs, rows1, rows2):
+    """Evaluate ``fun`` with ε1 on seeds ``rows1`` and ε2 on ``rows2``; the ε1ε2 blocks."""
+    (s1, e1), (s2, e2) = rows1, rows2
+    id1, id2 = inputs.identity(s1, e1), inputs.identity(s2, e2)
+    tag1, tag2 = Tag(), Tag()
+    seeded = [HyperDual._assemble(x, seed_block(x, id1, lo, hi, s1, e1),
+                                  seed_block(x, id2, lo, hi, s2, e2), None,
+                                  tag1, tag2, (e1 - s1, e2 - s2))
+              for x, lo, hi in inputs.spans()]
+    out_leaves, out_tree = optree.tree_flatten(inputs.call(fun, seeded))
+    seeds = (e1 - s1, e2 - s2)
+    return [_second_part(o, tag1, tag2, seeds) for o in out_leaves], out_tree
+
+
+def _real(out: Any) -> Any:
+    while isinstance(out, Dual):
+        out = out.primal
+    return out
+
+
+def _second_part(o: Any, tag1: Tag, tag2: Tag, seeds: tuple[int, int]) -> Any:
+    """The ε1ε2 part of an output, shape ``(K1, K2, *S)`` (zeros where absent)."""
+    t = o.tangent if isinstance(o, Dual) and o._tag is tag2 else None
+    part = t.tangent if isinstance(t, Dual) and t._tag is tag1 else None
+    if part is None:
+        value = o.primal if isinstance(o, Dual) and o._tag is tag2 else o
+        if isinstance(value, Dual) and value._tag is tag1:
+            value = value.primal
+        return zeros_like_output(value, seeds)
+    if isinstance(part, np.ndarray) and not part.flags.writeable:
+        part = part.copy()
+    return part
+
+
+def _block(blocks: dict, i: int, j: int, leaf: int) -> Any:
+    """Block (i, j) of the Hessian: computed for i ≤ j, mirrored below the diagonal."""
+    if i <= j:
+        block = blocks[i, j][leaf]
+        if i == j:  # average with the mirror image: exactly symmetric
+            block = (block + _swap_seed_axes(block)) * 0.5
+        return block
+    return _swap_seed_axes(blocks[j, i][leaf])
+
+
+def _swap_seed_axes(block):
+    axes = (1, 0) + tuple(range(2, block.ndim))
+    return ops.transpose(block, axes=axes)
+
+
+def _join(rows: list[list]) -> Any:
+    if len(rows) == 1:
+        return rows[0][0]
+    return ops.concatenate(*(ops.concatenate(*row, axis=1) for row in rows), axis=0)
