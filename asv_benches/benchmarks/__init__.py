@@ -1,0 +1,1 @@
+"""dualad's asv benchmarks; the problems themselves live in :mod:`dualad.bench`."""

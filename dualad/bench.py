@@ -1,0 +1,491 @@
+"""Benchmarks of dualad against its primal and its peers, in one process.
+
+This module is the one place where the benchmark problems are defined. Two
+front ends use it:
+
+- ``python -m dualad bench`` (:func:`main`) times everything in one process,
+  in a few seconds, and prints a table of ratios to the primal;
+- the asv suite under ``asv_benches/`` imports the same :class:`Problem` objects
+  for its ``time_`` and ``track_`` benchmarks (the performance dashboard).
+
+A :class:`Problem` is a primal function, the dualad transform of it, and the
+same transform done by peer libraries. Each is built by a *factory*: a function
+that prepares inputs, compiles or warms up, checks the result once against the
+known derivative, and returns a zero-argument *thunk* that does one measured
+call. Peers are imported lazily, inside their factories; a factory whose
+library is missing raises :class:`PeerUnavailable`, a ``NotImplementedError``,
+which asv reports as a skipped benchmark. Every ratio divides by the *NumPy*
+primal: "how much slower than the NumPy code I already have".
+
+Only dualad's public API (``dualad.jvp``, ``dualad.jacfwd``) is used here.
+
+Examples
+--------
+>>> from dualad import bench
+>>> problem = bench.PROBLEMS["jacfwd_textbook"]
+>>> run = problem.make("dualad")         # checked once against the known gradient
+>>> [float(g) for g in run()]
+[5.5, 1.7163378145367738]
+>>> times = bench.measure({"primal": problem.make("primal"), "dualad": run},
+...                       repeat=2, min_time=0.001)
+>>> sorted(times)
+['dualad', 'primal']
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import math
+import sys
+import timeit
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import dualad
+
+__all__ = [
+    "PROBLEMS",
+    "PEER_NAMES",
+    "PeerUnavailable",
+    "Problem",
+    "Result",
+    "format_table",
+    "jacfwd_textbook",
+    "jvp_sum_sin_exp",
+    "main",
+    "measure",
+    "ratio",
+    "run",
+]
+
+Thunk = Callable[[], Any]
+Factory = Callable[[], Thunk]
+
+
+class PeerUnavailable(NotImplementedError):
+    """A peer library is not installed, or lacks the transform (asv: skipped)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One benchmark: a primal, dualad's transform of it, and peers doing the same.
+
+    Attributes
+    ----------
+    name:
+        Identifier used by ``--only`` and by the asv benchmark names.
+    title:
+        One line for the table.
+    target:
+        The largest acceptable ratio of dualad's time to the primal's.
+    factories:
+        ``"primal"``, ``"dualad"`` and one entry per peer, each a factory
+        returning a checked thunk (see the module docstring).
+    reference:
+        Ratios to the primal quoted in the issue for the peers, on the machine
+        the issue was measured on: context for the table, not a test.
+    """
+
+    name: str
+    title: str
+    target: float
+    factories: dict[str, Factory]
+    reference: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def peers(self) -> list[str]:
+        """The peer implementations, in table order."""
+        return [k for k in self.factories if k not in ("primal", "dualad")]
+
+    def make(self, impl: str) -> Thunk:
+        """A checked, warmed-up thunk doing one call of ``impl``."""
+        try:
+            factory = self.factories[impl]
+        except KeyError:
+            raise PeerUnavailable(f"{self.name} has no implementation {impl!r}") from None
+        return factory()
+
+
+# -- timing --------------------------------------------------------------------
+
+
+def measure(thunks: dict[str, Thunk], *, repeat: int = 5,
+            min_time: float = 0.02) -> dict[str, float]:
+    """Best seconds per call of each thunk, timed round-robin in this process.
+
+    Each thunk is looped ``number`` times, ``number`` chosen so that one loop
+    takes at least ``min_time`` seconds; the loops of all thunks alternate
+    ``repeat`` times and the minimum per call is kept. Alternating makes the
+    ratios robust to the machine speeding up or slowing down during the run.
+    """
+    timers = {}
+    for name, thunk in thunks.items():
+        timer = timeit.Timer(thunk)
+        number = 1
+        while True:
+            elapsed = timer.timeit(number)
+            if elapsed >= min_time:
+                break
+            number = max(number * 2, int(number * 1.2 * min_time / max(elapsed, 1e-9)))
+        timers[name] = (timer, number)
+    best = dict.fromkeys(thunks, math.inf)
+    for _ in range(repeat):
+        for name, (timer, number) in timers.items():
+            best[name] = min(best[name], timer.timeit(number) / number)
+    return best
+
+
+def ratio(problem: Problem, impl: str = "dualad", *, repeat: int = 7,
+          min_time: float = 0.05) -> float:
+    """Time of ``impl`` over time of the primal, both measured now, alternately."""
+    times = measure({"primal": problem.make("primal"), impl: problem.make(impl)},
+                    repeat=repeat, min_time=min_time)
+    return times[impl] / times["primal"]
+
+
+def _checked(thunk: Thunk, expected: Any, read: Callable[[Any], Any] = lambda r: r,
+             what: str = "result", rtol: float = 1e-9) -> Thunk:
+    """Call ``thunk`` once (warm-up), check ``read(result)`` against ``expected``."""
+    got = np.asarray([float(v) for v in np.ravel(np.asarray(read(thunk()), dtype=object))])
+    want = np.ravel(np.asarray(expected, dtype=float))
+    if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=0.0):
+        raise AssertionError(f"{what}: got {got}, expected {want}")
+    return thunk
+
+
+def _require(module: str):
+    """Import a peer library, or raise :class:`PeerUnavailable`."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise PeerUnavailable(f"{module} is not installed") from exc
+
+
+def _jax():
+    jax = _require("jax")
+    jax.config.update("jax_enable_x64", True)
+    return jax
+
+
+# -- problem 1: JVP of a large elementwise function ------------------------------
+
+
+def sum_sin_exp(x, xp=np):
+    """``sum(sin(x)·exp(−x²) + log1p(x²))``, written once for every array namespace."""
+    return xp.sum(xp.sin(x) * xp.exp(-x**2) + xp.log1p(x**2))
+
+
+@functools.lru_cache(maxsize=2)
+def _jvp_inputs(n: int) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Point, tangent, and the exact primal and JVP (from the analytic derivative)."""
+    rng = np.random.default_rng(20240601)
+    x = rng.standard_normal(n)
+    t = rng.standard_normal(n)
+    s, c, e = np.sin(x), np.cos(x), np.exp(-x * x)
+    y = float(np.sum(s * e + np.log1p(x * x)))
+    dy = float(np.sum((c * e - 2 * x * s * e + 2 * x / (1 + x * x)) * t))
+    return x, t, y, dy
+
+
+def _hand_dual_sum_sin_exp(x, t):
+    """The JVP propagated by hand, one dual operation at a time, in NumPy."""
+    x2, dx2 = x * x, 2.0 * x * t
+    s, ds = np.sin(x), np.cos(x) * t
+    e = np.exp(-x2)
+    de = -e * dx2
+    a, da = s * e, ds * e + s * de
+    lg, dlg = np.log1p(x2), dx2 / (1.0 + x2)
+    return np.sum(a + lg), np.sum(da + dlg)
+
+
+def jvp_sum_sin_exp(n: int = 10**6) -> Problem:
+    """JVP of :func:`sum_sin_exp` on ``n`` float64 along one tangent (issue 2: n = 10⁶)."""
+
+    def primal():
+        x, _, y, _ = _jvp_inputs(n)
+        return _checked(functools.partial(sum_sin_exp, x), y, what="primal")
+
+    def dual():
+        x, t, y, dy = _jvp_inputs(n)
+        return _checked(functools.partial(dualad.jvp, sum_sin_exp, (x,), (t,)), (y, dy),
+                        what="dualad.jvp")
+
+    def hand_dual():
+        x, t, y, dy = _jvp_inputs(n)
+        return _checked(functools.partial(_hand_dual_sum_sin_exp, x, t), (y, dy),
+                        what="hand-written dual")
+
+    def jax_jit():
+        jax = _jax()
+        import jax.numpy as jnp
+
+        x, t, y, dy = _jvp_inputs(n)
+        f = functools.partial(sum_sin_exp, xp=jnp)
+        jvp = jax.jit(lambda x, t: jax.jvp(f, (x,), (t,)))
+        xj, tj = jax.device_put(x), jax.device_put(t)
+        return _checked(lambda: jax.block_until_ready(jvp(xj, tj)), (y, dy),
+                        what="jax.jit(jax.jvp)")
+
+    def autograd():
+        ag = _require("autograd")
+        anp = _require("autograd.numpy")
+        if not hasattr(ag, "make_jvp"):
+            raise PeerUnavailable("this autograd has no forward mode (make_jvp)")
+        x, t, y, dy = _jvp_inputs(n)
+        jvp_at = ag.make_jvp(functools.partial(sum_sin_exp, xp=anp))
+        return _checked(lambda: jvp_at(x)(t), (y, dy), what="autograd.make_jvp")
+
+    def torch_func():
+        torch = _require("torch")
+        from torch.func import jvp
+
+        x, t, y, dy = _jvp_inputs(n)
+        xt, tt = torch.from_numpy(x), torch.from_numpy(t)
+        f = functools.partial(sum_sin_exp, xp=torch)
+        return _checked(lambda: jvp(f, (xt,), (tt,)), (y, dy), what="torch.func.jvp")
+
+    return Problem(
+        name="jvp_sum_sin_exp",
+        title=f"jvp sum(sin(x)exp(-x^2)+log1p(x^2)), n={n:.0e}".replace("e+0", "e"),
+        target=2.5,
+        factories={"primal": primal, "dualad": dual, "hand-dual": hand_dual,
+                   "jax.jit": jax_jit, "autograd": autograd, "torch": torch_func},
+        reference={"hand-dual": 2.3, "jax.jit": 2.35, "torch": 2.6, "autograd": 3.2},
+    )
+
+
+# -- problem 2: per-call cost of a small Jacobian ----------------------------------
+
+
+def textbook(x1, x2, xp=np):
+    """The worked example of the AD textbooks: ``ln(x1) + x1·x2 − sin(x2)``."""
+    return xp.log(x1) + x1 * x2 - xp.sin(x2)
+
+
+#: The point, the value, and the gradient of the textbook example.
+TEXTBOOK_POINT = (2.0, 5.0)
+TEXTBOOK_VALUE = 11.652071455223084
+TEXTBOOK_GRADIENT = (5.5, 1.7163378145367738)
+
+
+def _textbook_num_dual(x):
+    """The textbook example in num-dual's idiom (methods of its dual numbers)."""
+    x1, x2 = x
+    return x1.log() + x1 * x2 - x2.sin()
+
+
+def jacfwd_textbook() -> Problem:
+    """Per-call cost of the gradient of :func:`textbook` at (2, 5), Python floats in."""
+    x1, x2 = TEXTBOOK_POINT
+
+    def primal():
+        return _checked(functools.partial(textbook, x1, x2), TEXTBOOK_VALUE, what="primal")
+
+    def dual():
+        jac = dualad.jacfwd(textbook, argnums=(0, 1))
+        return _checked(functools.partial(jac, x1, x2), TEXTBOOK_GRADIENT,
+                        what="dualad.jacfwd")
+
+    def num_dual():
+        nd = _require("num_dual")
+        return _checked(functools.partial(nd.gradient, _textbook_num_dual, [x1, x2]),
+                        TEXTBOOK_GRADIENT, read=lambda r: r[1], what="num_dual.gradient")
+
+    def jax_jit():
+        jax = _jax()
+        import jax.numpy as jnp
+
+        grad = jax.jit(jax.grad(functools.partial(textbook, xp=jnp), argnums=(0, 1)))
+        return _checked(lambda: jax.block_until_ready(grad(x1, x2)), TEXTBOOK_GRADIENT,
+                        what="jax.jit(jax.grad)")
+
+    def autograd():
+        ag = _require("autograd")
+        anp = _require("autograd.numpy")
+        grad = ag.grad(functools.partial(textbook, xp=anp), argnum=(0, 1))
+        return _checked(functools.partial(grad, x1, x2), TEXTBOOK_GRADIENT,
+                        what="autograd.grad")
+
+    def torch_tape():
+        torch = _require("torch")
+
+        def grad():
+            a = torch.tensor(x1, dtype=torch.float64, requires_grad=True)
+            b = torch.tensor(x2, dtype=torch.float64, requires_grad=True)
+            return torch.autograd.grad(textbook(a, b, xp=torch), (a, b))
+
+        return _checked(grad, TEXTBOOK_GRADIENT, what="torch.autograd.grad")
+
+    return Problem(
+        name="jacfwd_textbook",
+        title="jacfwd ln(x1)+x1*x2-sin(x2), per call",
+        target=20.0,
+        factories={"primal": primal, "dualad": dual, "num-dual": num_dual,
+                   "jax.jit": jax_jit, "autograd": autograd, "torch": torch_tape},
+        reference={"num-dual": 2.4, "jax.jit": 13.0, "torch": 97.0, "autograd": 167.0},
+    )
+
+
+#: The problems of issue 2, by name. Factories are cheap: nothing is computed
+#: or imported until a thunk is made.
+PROBLEMS: dict[str, Problem] = {p.name: p for p in (jvp_sum_sin_exp(), jacfwd_textbook())}
+
+#: Every peer column, in table order.
+PEER_NAMES: list[str] = list(dict.fromkeys(k for p in PROBLEMS.values() for k in p.peers))
+
+
+# -- one process, one table ------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    """The measurements of one problem: seconds per call, or why a peer is missing."""
+
+    problem: Problem
+    times: dict[str, float]
+    missing: dict[str, str]
+
+    def ratio(self, impl: str) -> float:
+        return self.times[impl] / self.times["primal"]
+
+
+def run(problems: Iterable[Problem], *, peers: Sequence[str] | None = None,
+        repeat: int = 5, min_time: float = 0.02) -> list[Result]:
+    """Measure each problem's primal, dualad and peers (all, or those named) together."""
+    results = []
+    for problem in problems:
+        thunks: dict[str, Thunk] = {}
+        missing: dict[str, str] = {}
+        for impl in ["primal", "dualad", *problem.peers]:
+            if impl not in ("primal", "dualad") and peers is not None and impl not in peers:
+                continue
+            try:
+                thunks[impl] = problem.make(impl)
+            except PeerUnavailable as exc:
+                missing[impl] = str(exc)
+            except Exception as exc:  # a broken peer must not hide dualad's numbers
+                if impl in ("primal", "dualad"):
+                    raise
+                missing[impl] = f"failed: {type(exc).__name__}: {exc}"
+        times = measure(thunks, repeat=repeat, min_time=min_time)
+        results.append(Result(problem, times, missing))
+    return results
+
+
+def _fmt_time(seconds: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def _fmt_ratio(r: float) -> str:
+    return f"{r:.2f}x" if r < 10 else f"{r:.0f}x" if r >= 100 else f"{r:.1f}x"
+
+
+def format_table(results: Sequence[Result], *, reference: bool = True) -> str:
+    """The results as a plain-text table (ASCII only, safe on any terminal)."""
+    tried = {k for r in results for k in (*r.times, *r.missing)}
+    peers = [k for k in dict.fromkeys(k for r in results for k in r.problem.peers) if k in tried]
+    head = ["benchmark", "primal", "dualad", "ratio", "target", "", *peers]
+    rows = []
+    for r in results:
+        p = r.problem
+        ratio_ = r.ratio("dualad")
+        row = [p.title, _fmt_time(r.times["primal"]), _fmt_time(r.times["dualad"]),
+               _fmt_ratio(ratio_), f"<= {p.target:g}x", "ok" if ratio_ <= p.target else "MISS"]
+        for peer in peers:
+            if peer in r.times:
+                row.append(_fmt_ratio(r.ratio(peer)))
+            else:
+                row.append("n/a" if peer in r.missing else "-")
+        rows.append(row)
+        if reference and any(k in p.reference for k in peers):
+            rows.append(["  (issue 2 reference)", "", "", "", "", "",
+                         *(_fmt_ratio(p.reference[k]) if k in p.reference else ""
+                           for k in peers)])
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    left = {0}
+
+    def line(cells):
+        return "  ".join(str(c).ljust(w) if i in left else str(c).rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    out = [line(head), "  ".join("-" * w for w in widths)]
+    out += [line(row) for row in rows]
+    out.append("")
+    out.append("ratio = time / time of the NumPy primal, both measured in this process; "
+               "peer columns")
+    out.append("are ratios to the same primal; '-': not a peer for this benchmark.")
+    missing = [f"  {r.problem.name} / {peer}: {why}"
+               for r in results for peer, why in r.missing.items()]
+    if missing:
+        out.append("'n/a': not installed, or failed:")
+        out += missing
+    return "\n".join(out)
+
+
+def _format_times(results: Sequence[Result]) -> str:
+    lines = []
+    for r in results:
+        lines.append(f"{r.problem.name}:")
+        for impl, t in r.times.items():
+            lines.append(f"  {impl:<10} {_fmt_time(t):>10}  {_fmt_ratio(r.ratio(impl)):>7}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m dualad bench``: measure and print the table.
+
+    Returns 0, or 1 with ``--check`` when dualad misses a target.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m dualad bench",
+        description="Time dualad's transforms against the NumPy primal and peer libraries "
+                    "(jax, autograd, num-dual, torch when installed), in one process.")
+    parser.add_argument("--only", action="append", choices=sorted(PROBLEMS), metavar="NAME",
+                        help=f"run only this problem (repeatable): {', '.join(PROBLEMS)}")
+    parser.add_argument("--peers", default="all",
+                        help="comma-separated peers to include, 'all' (default) or 'none'; "
+                             f"known: {', '.join(PEER_NAMES)}")
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="timing loops per implementation; the best is kept (default 5)")
+    parser.add_argument("--min-time", type=float, default=0.02,
+                        help="seconds each timing loop lasts at least (default 0.02)")
+    parser.add_argument("--times", action="store_true",
+                        help="also list every implementation's absolute time")
+    parser.add_argument("--check", action="store_true",
+                        help="exit with status 1 if dualad misses a target")
+    args = parser.parse_args(argv)
+
+    if args.peers == "all":
+        peers = None
+    elif args.peers == "none":
+        peers = []
+    else:
+        peers = [p.strip() for p in args.peers.split(",") if p.strip()]
+        unknown = sorted(set(peers) - set(PEER_NAMES))
+        if unknown:
+            parser.error(f"unknown peer(s) {', '.join(unknown)}; known: {', '.join(PEER_NAMES)}")
+    problems = [PROBLEMS[name] for name in (args.only or PROBLEMS)]
+
+    results = run(problems, peers=peers, repeat=args.repeat, min_time=args.min_time)
+    print(f"dualad {dualad.__version__}, numpy {np.__version__}, Python "
+          f"{sys.version.split()[0]}; best of {args.repeat} loops of >= {args.min_time:g} s")
+    print()
+    print(format_table(results))
+    if args.times:
+        print()
+        print(_format_times(results))
+    missed = [r.problem.name for r in results if r.ratio("dualad") > r.problem.target]
+    return 1 if args.check and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
