@@ -39,6 +39,9 @@ class HyperDual(Dual):
         batched. ``None`` is zero.
     batched:
         Whether the ε parts carry leading seed axes.
+    tags:
+        The ``(ε1, ε2)`` tags; pass ``other.tags`` to perturb several arrays by
+        the same ε1 and ε2. Fresh tags if omitted.
 
     Examples
     --------
@@ -53,7 +56,7 @@ class HyperDual(Dual):
     __slots__ = ("_tag1", "_seeds")
 
     def __init__(self, real: Any, eps1: Any = None, eps2: Any = None, eps1eps2: Any = None,
-                 *, batched: bool = False) -> None:
+                 *, batched: bool = False, tags: tuple[Tag, Tag] | None = None) -> None:
         real = as_float_array(real)
         shape, dtype = real.shape, real.dtype
 
@@ -75,7 +78,8 @@ class HyperDual(Dual):
         if eps1eps2 is not None and eps1eps2.shape[:2] != (k1, k2):
             raise ValueError(f"eps1eps2 has seed axes {eps1eps2.shape[:2]}, but eps1 and eps2 "
                              f"carry {k1} and {k2} seeds")
-        built = HyperDual._assemble(real, eps1, eps2, eps1eps2, Tag(), Tag(), (k1, k2))
+        tag1, tag2 = tags if tags is not None else (Tag(), Tag())
+        built = HyperDual._assemble(real, eps1, eps2, eps1eps2, tag1, tag2, (k1, k2))
         self.primal, self.tangent, self._tag = built.primal, built.tangent, built._tag
         self._tag1, self._seeds = built._tag1, built._seeds
 

@@ -102,3 +102,19 @@ def test_hessian_by_nesting_matches_jax(name):
     ours = dualad.jacfwd(dualad.jacfwd(f_np))(x)
     theirs = np.asarray(jax.hessian(f_jnp)(jnp.asarray(x)))
     assert_allclose(ours, theirs, rtol=1e-9, atol=1e-11)
+
+
+@given(steps=st.lists(st.sampled_from(NAMES), min_size=1, max_size=4),
+       seed=st.integers(0, 2**16))
+def test_hessian_of_random_compositions_matches_jax(steps, seed):
+    x = np.random.default_rng(seed).uniform(-1.5, 1.5, size=N)
+
+    def f_np(x):
+        return np.sum(program(np, steps)(x) ** 2)
+
+    def f_jnp(x):
+        return jnp.sum(program(jnp, steps)(x) ** 2)
+
+    ours = dualad.hessian(f_np)(x)
+    theirs = np.asarray(jax.hessian(f_jnp)(jnp.asarray(x)))
+    assert_allclose(ours, theirs, rtol=1e-9, atol=1e-10)
