@@ -139,12 +139,11 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         tag = Tag()
         blocks: list[list] = []
         for start, stop in inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize)):
-            identity = inputs.identity(start, stop)
-            out = inputs.call(fun, [seed_columns(x, identity, lo, hi, start, stop, tag)
+            out = inputs.call(fun, [seed_columns(x, lo, hi, start, stop, tag)
                                     for x, lo, hi in inputs.spans()])
             out, aux = out if has_aux else (out, None)
             out_leaves, out_tree = optree.tree_flatten(out)
-            blocks.append(_read_output(out_leaves, tag, stop - start)[1])
+            blocks.append([read_leaf(o, tag, stop - start)[1] for o in out_leaves])
         per_output = [blocks[0][j] if len(blocks) == 1 else
                       ops.concatenate(*(b[j] for b in blocks), axis=0)
                       for j in range(len(blocks[0]))]
@@ -231,10 +230,6 @@ class Inputs:
     def spans(self):
         return zip(self.leaves, self.offsets[:-1], self.offsets[1:])
 
-    def identity(self, start: int, stop: int) -> np.ndarray:
-        """Rows ``start:stop`` of the n×n identity: one seed per row."""
-        return np.eye(stop - start, self.n, start, dtype=self.dtype)
-
     def unflatten(self, leaves: list) -> Any:
         return self.tree.unflatten(leaves)
 
@@ -265,39 +260,47 @@ class Inputs:
         return blocks
 
 
-def seed_columns(x, identity: np.ndarray, lo: int, hi: int, start: int, stop: int, tag: Tag):
-    """``x`` (flat positions lo:hi) seeded with its columns of the identity rows start:stop."""
-    seeds = seed_block(x, identity, lo, hi, start, stop)
+def seed_columns(x, lo: int, hi: int, start: int, stop: int, tag: Tag):
+    """``x`` (flat positions lo:hi) seeded with the unit vectors start:stop."""
+    seeds = seed_block(x, lo, hi, start, stop)
     return x if seeds is None else Dual._new(x, seeds, tag)
 
 
-def seed_block(x, identity: np.ndarray, lo: int, hi: int, start: int, stop: int):
-    """The tangent ``(stop - start, *x.shape)`` seeding ``x``, or None if no seed touches it."""
-    if hi <= start or lo >= stop:
+def seed_block(x, lo: int, hi: int, start: int, stop: int) -> np.ndarray | None:
+    """The tangent ``(stop - start, *x.shape)`` of unit vectors start:stop on ``x``.
+
+    ``x`` covers flat positions lo:hi; None when no unit vector touches it.
+    """
+    first, last = max(lo, start), min(hi, stop)
+    if first >= last:
         return None  # a constant for this chunk, at no cost
-    return identity[:, lo:hi].astype(x.dtype, copy=False).reshape((stop - start,) + x.shape)
+    seeds = np.zeros((stop - start, hi - lo), x.dtype)
+    if last - first == 1:
+        seeds[first - start, first - lo] = 1
+    else:
+        positions = np.arange(first, last)
+        seeds[positions - start, positions - lo] = 1
+    return seeds.reshape((stop - start,) + x.shape)
 
 
-def read_tangents(out_leaves: list, tag: Tag, seeds: int) -> list:
-    return _read_output(out_leaves, tag, seeds)[1]
+def read_leaf(o: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
+    """The primal and the tangent of ``tag`` of one output leaf (zeros if absent)."""
+    if isinstance(o, Dual) and o._tag is tag:
+        primal, t = o.primal, o.tangent
+    else:
+        primal, t = o, None
+    if t is None:
+        t = zeros_like_output(primal, (seeds,))
+    elif isinstance(t, np.ndarray) and not t.flags.writeable:
+        t = t.copy()  # a broadcast view; hand out an ordinary array
+    return primal, t
 
 
 def _read_output(out: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
     """Split a pytree of outputs into primals and tangents of ``tag``."""
     leaves, tree = optree.tree_flatten(out)
-    primals, tangents = [], []
-    for o in leaves:
-        if isinstance(o, Dual) and o._tag is tag:
-            primal, t = o.primal, o.tangent
-        else:
-            primal, t = o, None
-        if t is None:
-            t = zeros_like_output(primal, (seeds,))
-        elif isinstance(t, np.ndarray) and not t.flags.writeable:
-            t = t.copy()  # a broadcast view; hand out an ordinary array
-        primals.append(primal)
-        tangents.append(t)
-    return tree.unflatten(primals), tree.unflatten(tangents)
+    pairs = [read_leaf(o, tag, seeds) for o in leaves]
+    return tree.unflatten([p for p, _ in pairs]), tree.unflatten([t for _, t in pairs])
 
 
 def zeros_like_output(value: Any, seeds: tuple[int, ...]) -> np.ndarray:

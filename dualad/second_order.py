@@ -123,9 +123,8 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
         directions.append(t.reshape((1,) + x.shape))
     pieces = []
     for start, stop in inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize)):
-        identity = inputs.identity(start, stop)
         tag1, tag2 = Tag(), Tag()
-        seeded = [HyperDual._assemble(x, u, seed_block(x, identity, lo, hi, start, stop), None,
+        seeded = [HyperDual._assemble(x, u, seed_block(x, lo, hi, start, stop), None,
                                       tag1, tag2, (1, stop - start))
                   for (x, lo, hi), u in zip(inputs.spans(), directions)]
         out = inputs.call(fun, seeded)
@@ -167,10 +166,9 @@ def second_derivative(fun: Callable, argnums: int = 0) -> Callable:
 def _hyperdual_pass(fun, inputs: Inputs, rows1, rows2):
     """Evaluate ``fun`` with ε1 on seeds ``rows1`` and ε2 on ``rows2``; the ε1ε2 blocks."""
     (s1, e1), (s2, e2) = rows1, rows2
-    id1, id2 = inputs.identity(s1, e1), inputs.identity(s2, e2)
     tag1, tag2 = Tag(), Tag()
-    seeded = [HyperDual._assemble(x, seed_block(x, id1, lo, hi, s1, e1),
-                                  seed_block(x, id2, lo, hi, s2, e2), None,
+    seeded = [HyperDual._assemble(x, seed_block(x, lo, hi, s1, e1),
+                                  seed_block(x, lo, hi, s2, e2), None,
                                   tag1, tag2, (e1 - s1, e2 - s2))
               for x, lo, hi in inputs.spans()]
     out_leaves, out_tree = optree.tree_flatten(inputs.call(fun, seeded))
