@@ -473,9 +473,12 @@ def elementwise_jvp(prim: Primitive, primals: list, tangents: list, ans: Any) ->
         elif partial_fn is MINUS_ONE:
             term = -t
         else:
-            term = partial_fn(ans, *primals) * t
-            if prim.nonfinite_partials:
-                term = _ops.where(t == 0, 0, term)
+            if prim.nonfinite_partials:  # inf at a finite point: no warning, 0·∞ = 0
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    partial = partial_fn(ans, *primals)
+                term = _ops.scale(partial, t)
+            else:
+                term = partial_fn(ans, *primals) * t
         total = term if total is None else total + term
     if total is None or total.shape[1:] == ans.shape:
         return total

@@ -109,7 +109,19 @@ class Primitive:
         zero.
     transpose:
         For primitives linear in some arguments: the transpose rule used by
-        reverse mode.
+        reverse mode, ``transpose(ct, args, linear, **params)`` returning one
+        cotangent per argument (``None`` for those not in ``linear``). ``ct``
+        has a leading axis of cotangent seeds before the output's shape.
+    linear:
+        Where the primitive is linear: ``"all"`` (jointly in every argument,
+        like ``add``), ``"one"`` (in any single argument, the others fixed,
+        like ``multiply``), or a tuple of argument positions (``divide``: 0).
+        Required with ``transpose``.
+    shape_rule:
+        ``shape_rule(*args, **params) -> (shape, dtype)`` of the result without
+        computing it (reverse mode records linear primitives abstractly).
+        Defaults to running the kernel on zero-strided stand-ins, which is
+        free for views (reshape, transpose, indexing).
     nonfinite_partials:
         Set when a partial may be infinite where the function is finite
         (``sqrt`` at 0): a zero tangent then gives a zero, not ``0·∞ = nan``.
@@ -119,7 +131,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "kernels", "impl", "partials", "jvp_rule", "transpose_rule",
-                 "nonfinite_partials", "__weakref__")
+                 "linear", "shape_rule", "nonfinite_partials", "__weakref__")
 
     def __init__(
         self,
@@ -129,16 +141,23 @@ class Primitive:
         partials: Sequence[Callable | int | None] | None = None,
         jvp: Callable | None = None,
         transpose: Callable | None = None,
+        linear: str | tuple[int, ...] | None = None,
+        shape_rule: Callable | None = None,
         nonfinite_partials: bool = False,
     ) -> None:
         if partials is not None and jvp is not None:
             raise ValueError(f"primitive {name!r}: give partials or jvp, not both")
+        if (transpose is None) != (linear is None):
+            raise ValueError(f"primitive {name!r}: a transpose rule needs linear=, and "
+                             "linear= needs a transpose rule")
         self.name = name
         self.kernels = {"numpy": kernel}
         self.impl = kernel  # what runs on plain arrays; a dispatcher once backends register
         self.partials = tuple(partials) if partials is not None else None
         self.jvp_rule = jvp
         self.transpose_rule = transpose
+        self.linear = linear
+        self.shape_rule = shape_rule
         self.nonfinite_partials = nonfinite_partials
 
     @property

@@ -21,20 +21,43 @@ import numpy as np
 
 from ..dual import align_tangent, fit_tangent, primal_value
 from ..primitive import (MINUS_ONE, NON_DIFFERENTIABLE, ONE, UFUNC_HANDLERS, Primitive,
-                         register_function)
+                         implements, register_function)
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
 
-def elementwise(ufunc: np.ufunc, *partials, nonfinite: bool = False) -> Primitive:
-    """Declare the primitive of ``ufunc`` by its row of partials and register it."""
+def elementwise(ufunc: np.ufunc, *partials, nonfinite: bool = False,
+                transpose=None, linear=None) -> Primitive:
+    """Declare the primitive of ``ufunc`` by its row of partials and register it.
+
+    The few elementwise primitives that tangent rules apply to tangents (add,
+    multiply, ...) also give their transpose for reverse mode.
+    """
     if len(partials) != ufunc.nin:
         raise ValueError(f"{ufunc.__name__} takes {ufunc.nin} arguments, "
                          f"got {len(partials)} partials")
-    prim = Primitive(ufunc.__name__, ufunc, partials=partials, nonfinite_partials=nonfinite)
+    prim = Primitive(ufunc.__name__, ufunc, partials=partials, nonfinite_partials=nonfinite,
+                     transpose=transpose, linear=linear, shape_rule=broadcast_shape_rule)
     register_function(ufunc, prim)
     return prim
+
+
+def broadcast_shape_rule(*args, **params):
+    """Shape and dtype of an elementwise result, from the arguments' alone."""
+    shapes = [getattr(a, "shape", ()) for a in args]
+    dtypes = [getattr(a, "dtype", a) for a in args]
+    return np.broadcast_shapes(*shapes), np.result_type(*dtypes)
+
+
+def _transposes(*per_argument):
+    """A transpose rule from one cotangent map per argument: ``(ct, *args) -> ct_i``."""
+
+    def rule(ct, args, linear):
+        return tuple(unbroadcast(f(ct, *args), args[i].shape) if linear[i] and f else None
+                     for i, f in enumerate(per_argument))
+
+    return rule
 
 
 def nondifferentiable(ufunc: np.ufunc) -> Primitive:
@@ -63,14 +86,32 @@ def safe_divide(x, y):
 # Arithmetic
 # ---------------------------------------------------------------------------
 
-add = elementwise(np.add, ONE, ONE)
-subtract = elementwise(np.subtract, ONE, MINUS_ONE)
-multiply = elementwise(np.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
-divide = elementwise(np.divide, lambda ans, x, y: reciprocal(y),
-                     lambda ans, x, y: negative(divide(ans, y)))
-negative = elementwise(np.negative, MINUS_ONE)
-positive = elementwise(np.positive, ONE)
-conjugate = elementwise(np.conjugate, ONE)  # real inputs only
+add = elementwise(np.add, ONE, ONE, linear="all",
+                  transpose=_transposes(lambda ct, x, y: ct, lambda ct, x, y: ct))
+subtract = elementwise(np.subtract, ONE, MINUS_ONE, linear="all",
+                       transpose=_transposes(lambda ct, x, y: ct, lambda ct, x, y: -ct))
+multiply = elementwise(np.multiply, lambda ans, x, y: y, lambda ans, x, y: x, linear="one",
+                       transpose=_transposes(lambda ct, x, y: ct * y, lambda ct, x, y: x * ct))
+divide = elementwise(np.divide, lambda ans, x, y: 1.0 / y,  # not reciprocal: y may be an int
+                     lambda ans, x, y: negative(divide(ans, y)), linear=(0,),
+                     transpose=_transposes(lambda ct, x, y: ct / y, None))
+negative = elementwise(np.negative, MINUS_ONE, linear="all",
+                       transpose=_transposes(lambda ct, x: -ct))
+positive = elementwise(np.positive, ONE, linear="all", transpose=_transposes(lambda ct, x: ct))
+conjugate = elementwise(np.conjugate, ONE, linear="all",  # real inputs only
+                        transpose=_transposes(lambda ct, x: ct))
+
+
+def _scale_kernel(p, t):
+    with np.errstate(invalid="ignore"):
+        return np.where(t == 0, 0, p * t)
+
+
+# scale(p, t) = p·t with 0·∞ = 0: how a partial that may be infinite multiplies a
+# tangent (or, in reverse, a cotangent) that may be zero.
+scale = Primitive("scale", _scale_kernel, partials=(lambda ans, p, t: t, lambda ans, p, t: p),
+                  nonfinite_partials=True, linear=(1,), shape_rule=broadcast_shape_rule,
+                  transpose=_transposes(None, lambda ct, p, t: scale(p, ct)))
 remainder = elementwise(np.remainder, ONE, lambda ans, x, y: negative(floor(divide(x, y))))
 fmod = elementwise(np.fmod, ONE, lambda ans, x, y: negative(trunc(divide(x, y))))
 square = elementwise(np.square, lambda ans, x: 2 * x)
@@ -82,9 +123,11 @@ copysign = elementwise(np.copysign, lambda ans, x, y: sign(x) * copysign(1.0, y)
 ldexp = elementwise(np.ldexp, lambda ans, x, i: ldexp(np.ones((), x.dtype), i), None)
 
 
-def _power_base(ans, x, y):
-    # y·x^(y-1), with 0 for y == 0 (x⁰ is constant) instead of 0·0⁻¹.
-    return where(equal(y, 0), 0, y * power(x, y - 1))
+def _power_base(pow_, x, y):
+    # y·x^(y-1), with 0 for y == 0 (x⁰ is constant) instead of 0·0⁻¹; the
+    # exponent is made 1 there so that 0^(0-1) is not even computed.
+    constant = equal(y, 0)
+    return where(constant, 0, y * pow_(x, where(constant, 1, y) - 1))
 
 
 def _power_exponent(ans, x, y):
@@ -92,13 +135,10 @@ def _power_exponent(ans, x, y):
     return ans * log(where(equal(x, 0), 1, x))
 
 
-power = elementwise(np.power, _power_base, _power_exponent, nonfinite=True)
-float_power = elementwise(
-    np.float_power,
-    lambda ans, x, y: where(equal(y, 0), 0, y * float_power(x, y - 1)),
-    _power_exponent,
-    nonfinite=True,
-)
+power = elementwise(np.power, lambda ans, x, y: _power_base(power, x, y), _power_exponent,
+                    nonfinite=True)
+float_power = elementwise(np.float_power, lambda ans, x, y: _power_base(float_power, x, y),
+                          _power_exponent, nonfinite=True)
 
 # ---------------------------------------------------------------------------
 # Roots, exponentials and logarithms
@@ -156,11 +196,18 @@ maximum = elementwise(np.maximum, lambda ans, x, y: tie_weight(x, y),
                       lambda ans, x, y: tie_weight(y, x))
 minimum = elementwise(np.minimum, lambda ans, x, y: tie_weight(y, x),
                       lambda ans, x, y: tie_weight(x, y))
-# fmax/fmin ignore a NaN argument, so the other one takes the whole derivative.
-fmax = elementwise(np.fmax, lambda ans, x, y: tie_weight(x, y),
-                   lambda ans, x, y: 1.0 - tie_weight(x, y))
-fmin = elementwise(np.fmin, lambda ans, x, y: tie_weight(y, x),
-                   lambda ans, x, y: 1.0 - tie_weight(y, x))
+
+
+def _unless_nan(weight, other):
+    """``weight``, but 1 where ``other`` is NaN: fmax/fmin ignore a NaN argument,
+    so the other one takes the whole derivative."""
+    return where(isnan(other), 1.0, weight)
+
+
+fmax = elementwise(np.fmax, lambda ans, x, y: _unless_nan(tie_weight(x, y), y),
+                   lambda ans, x, y: _unless_nan(tie_weight(y, x), x))
+fmin = elementwise(np.fmin, lambda ans, x, y: _unless_nan(tie_weight(y, x), y),
+                   lambda ans, x, y: _unless_nan(tie_weight(x, y), x))
 
 
 def _clip_weights(x, lo, hi):
@@ -186,6 +233,16 @@ def _clip_hi(ans, x, lo, hi):
 
 clip = elementwise(np._core.umath.clip, _clip_x, _clip_lo, _clip_hi)
 
+
+@implements(np.clip)
+def _clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):
+    if out is not None or kwargs:
+        raise TypeError("np.clip on Duals supports neither out= nor ufunc keywords")
+    lo = min if a_min is None else a_min
+    hi = max if a_max is None else a_max
+    return clip(a, -np.inf if lo is None else lo, np.inf if hi is None else hi)
+
+
 # ---------------------------------------------------------------------------
 # where: a select, whose tangent is a select of the tangents. Selecting (rather
 # than multiplying by a 0/1 mask) keeps an unselected inf or nan out.
@@ -201,9 +258,16 @@ def _where_jvp(primals, tangents, ans):
     return fit_tangent(where(cond, tx, ty), ans.shape)
 
 
-where = Primitive("where", np.where, jvp=_where_jvp)
-convert = Primitive("convert", lambda x, dtype: x.astype(dtype),
-                    jvp=lambda primals, tangents, ans, dtype: convert(tangents[0], dtype=dtype))
+where = Primitive("where", np.where, jvp=_where_jvp, linear=(1, 2),
+                  shape_rule=broadcast_shape_rule,
+                  transpose=_transposes(None, lambda ct, c, x, y: where(c, ct, 0),
+                                        lambda ct, c, x, y: where(c, 0, ct)))
+convert = Primitive(
+    "convert", lambda x, dtype: x.astype(dtype),
+    jvp=lambda primals, tangents, ans, dtype: convert(tangents[0], dtype=dtype),
+    linear="all", shape_rule=lambda x, dtype: (x.shape, np.dtype(dtype)),
+    transpose=lambda ct, args, linear, dtype: (convert(ct, dtype=args[0].dtype),),
+)
 
 # ---------------------------------------------------------------------------
 # Not differentiable: steps, predicates, integer and bit operations
@@ -221,7 +285,8 @@ less = nondifferentiable(np.less)
 less_equal = nondifferentiable(np.less_equal)
 equal = nondifferentiable(np.equal)
 not_equal = nondifferentiable(np.not_equal)
-for _ufunc in (np.signbit, np.heaviside, np.nextafter, np.spacing, np.isnan, np.isinf,
+isnan = nondifferentiable(np.isnan)
+for _ufunc in (np.signbit, np.heaviside, np.nextafter, np.spacing, np.isinf,
                np.isfinite, np.isnat, np.logical_and, np.logical_or, np.logical_xor,
                np.logical_not, np.bitwise_and, np.bitwise_or, np.bitwise_xor,
                np.bitwise_count, np.invert, np.left_shift, np.right_shift, np.gcd,
@@ -261,3 +326,9 @@ register_function(np.frexp, _frexp)
 
 __all__ = [name for name, value in globals().items()
            if isinstance(value, Primitive) and not name.startswith("_")]
+
+from . import reductions  # noqa: E402  (reductions build on this module: bound late)
+
+
+def unbroadcast(ct, shape: tuple):
+    return reductions.unbroadcast(ct, shape)

@@ -16,7 +16,8 @@ from ..dual import align_tangent, primal_value
 from ..primitive import Primitive, implements, register_function
 from .elementwise import absolute, add, multiply, negative, power, sqrt, square
 from .reductions import _max, _min, _sum, sum_
-from .shape import _ravel, _swapaxes, getitem, normalize_axis, reshape, shape_of, transpose
+from .shape import (_ravel, _swapaxes, broadcast_to, getitem, normalize_axis, reshape, shape_of,
+                    transpose, unbroadcast)
 
 
 def _seed_axis_first(x):
@@ -46,7 +47,40 @@ def _matmul_jvp(primals, tangents, ans):
     return total
 
 
-matmul = Primitive("matmul", np.matmul, jvp=_matmul_jvp)
+def _as_matrices(x, y):
+    """NumPy's promotion of 1-D matmul operands to (1, n) and (n, 1) matrices."""
+    x2 = reshape(x, shape=(1,) + tuple(x.shape)) if x.ndim == 1 else x
+    y2 = reshape(y, shape=tuple(y.shape) + (1,)) if y.ndim == 1 else y
+    return x2, y2
+
+
+def _matmul_transpose(ct, args, linear):
+    x, y = args
+    x2, y2 = _as_matrices(x, y)
+    out2 = _matmul_shape(x2, y2)[0]
+    ct2 = reshape(ct, shape=(ct.shape[0],) + out2)
+    if linear[0]:  # ct·yᵀ, summed back over broadcast batch axes
+        ct_x = unbroadcast(matmul(ct2, _swapaxes(y2, -1, -2)), x2.shape)
+        return reshape(ct_x, shape=(ct.shape[0],) + tuple(x.shape)), None
+    ct_y = unbroadcast(matmul(_swapaxes(x2, -1, -2), ct2), y2.shape)
+    return None, reshape(ct_y, shape=(ct.shape[0],) + tuple(y.shape))
+
+
+def _matmul_shape(x, y):
+    xs, ys = tuple(x.shape), tuple(y.shape)
+    if len(xs) == 1 and len(ys) == 1:
+        shape = ()
+    elif len(xs) == 1:
+        shape = ys[:-2] + ys[-1:]
+    elif len(ys) == 1:
+        shape = xs[:-1]
+    else:
+        shape = np.broadcast_shapes(xs[:-2], ys[:-2]) + (xs[-2], ys[-1])
+    return shape, np.result_type(x.dtype, y.dtype)
+
+
+matmul = Primitive("matmul", np.matmul, jvp=_matmul_jvp, linear="one",
+                   transpose=_matmul_transpose, shape_rule=_matmul_shape)
 register_function(np.matmul, matmul)
 
 
@@ -77,9 +111,54 @@ def _einsum_jvp(primals, tangents, ans, subscripts):
     return total
 
 
+def _einsum_transpose(ct, args, linear, subscripts):
+    terms, output = _parse_subscripts(subscripts, args)
+    i = linear.index(True)
+    term = terms[i]
+    if "..." in term.replace("...", "", 1) or ("..." in term and not term.startswith("...")):
+        raise NotImplementedError("reverse mode of einsum supports '...' only at the start "
+                                  "of a term")
+    letters = term.replace("...", "")
+    if len(set(letters)) != len(letters):
+        raise NotImplementedError(f"reverse mode of einsum with a repeated index in one "
+                                  f"term ({term!r}) is not supported")
+    seed = next(c for c in string.ascii_letters if c not in subscripts)
+    present = set(output).union(*(set(t) for j, t in enumerate(terms) if j != i))
+    kept = ("..." if "..." in term else "") + "".join(c for c in letters if c in present)
+    others = [t for j, t in enumerate(terms) if j != i]
+    spec = ",".join([seed + output] + others) + "->" + seed + kept
+    result = einsum(ct, *(a for j, a in enumerate(args) if j != i), subscripts=spec)
+    shape = tuple(args[i].shape)
+    # letters summed inside this operand alone come back by broadcasting
+    kept_letters = kept.replace("...", "")
+    lead = result.ndim - 1 - len(kept_letters)
+    full = list(result.shape[:1 + lead]) + [
+        result.shape[1 + lead + kept_letters.index(c)] if c in present else 1 for c in letters]
+    result = reshape(result, shape=tuple(full))
+    result = broadcast_to(unbroadcast(result, shape), shape=(ct.shape[0],) + shape)
+    return tuple(result if j == i else None for j in range(len(args)))
+
+
+def _einsum_shape(*operands, subscripts):
+    terms, output = _parse_subscripts(subscripts, operands)
+    sizes, ellipsis = {}, []
+    for term, x in zip(terms, operands):
+        letters = term.replace("...", "")
+        shape = tuple(x.shape)
+        lead = len(shape) - len(letters)
+        if "..." in term:
+            ellipsis.append(shape[:lead])
+        for c, n in zip(letters, shape[lead:]):
+            sizes[c] = max(sizes.get(c, 1), n)
+    prefix = np.broadcast_shapes(*ellipsis) if "..." in output and ellipsis else ()
+    shape = prefix + tuple(sizes[c] for c in output.replace("...", ""))
+    return shape, np.result_type(*(x.dtype for x in operands))
+
+
 einsum = Primitive("einsum",
                    lambda *operands, subscripts: np.einsum(subscripts, *operands, optimize=True),
-                   jvp=_einsum_jvp)
+                   jvp=_einsum_jvp, linear="one", transpose=_einsum_transpose,
+                   shape_rule=_einsum_shape)
 
 
 @implements(np.einsum)
@@ -196,14 +275,30 @@ def _solve_jvp(primals, tangents, ans):
     vector = b.ndim == 1
     rhs = None if tb is None else align_tangent(tb, ans.ndim)
     if ta is not None:
-        # d(A⁻¹b) = A⁻¹(db − dA·x)
-        dax = matmul(ta, reshape(ans, shape=ans.shape + (1,)))[..., 0] if vector else matmul(
-            ta, ans)
+        # d(A⁻¹b) = A⁻¹(db − dA·x); dA is aligned with x so batch axes broadcast.
+        x = reshape(ans, shape=ans.shape + (1,)) if vector else ans
+        dax = matmul(align_tangent(ta, x.ndim), x)
+        dax = getitem(dax, index=(Ellipsis, 0)) if vector else dax
         rhs = negative(dax) if rhs is None else rhs - dax
     return solve_seeds(a, rhs, vector)
 
 
-solve = Primitive("solve", np.linalg.solve, jvp=_solve_jvp)
+def _solve_transpose(ct, args, linear):
+    a, b = args
+    # x = A⁻¹b is linear in b; its transpose is b̄ = A⁻ᵀ x̄.
+    ct_b = solve_seeds(_swapaxes(a, -1, -2), ct, vector=b.ndim == 1)
+    return None, unbroadcast(ct_b, b.shape)
+
+
+def _solve_shape(a, b):
+    if b.ndim == 1:
+        return tuple(a.shape[:-1]), np.result_type(a.dtype, b.dtype)
+    batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    return batch + tuple(b.shape[-2:]), np.result_type(a.dtype, b.dtype)
+
+
+solve = Primitive("solve", np.linalg.solve, jvp=_solve_jvp, linear=(1,),
+                  transpose=_solve_transpose, shape_rule=_solve_shape)
 register_function(np.linalg.solve, solve)
 
 inv = Primitive(
@@ -264,7 +359,8 @@ def _vector_norm(x, ord, axes, keepdims):
     if ord == 1:
         return _sum(absolute(x), axes, keepdims=keepdims)
     if ord == 0:  # a count: piecewise constant
-        return np.sum(primal_value(x) != 0, axis=axes, keepdims=keepdims).astype(float)
+        value = primal_value(x)
+        return np.sum(value != 0, axis=axes, keepdims=keepdims).astype(value.dtype)
     return power(_sum(power(absolute(x), ord), axes, keepdims=keepdims), 1.0 / ord)
 
 

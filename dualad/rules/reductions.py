@@ -11,8 +11,8 @@ import numpy as np
 from ..dual import primal_value
 from ..primitive import Primitive, implements
 from .elementwise import divide, equal, multiply, sqrt, square
-from .shape import (_diagonal, _ravel, concatenate, getitem, normalize_axis, reshape,
-                    shape_of, transpose)
+from .shape import (_diagonal, _ravel, broadcast_to, concatenate, getitem, normalize_axis,
+                    reshape, shape_of, transpose)
 
 
 def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
@@ -32,6 +32,11 @@ def _shift(axes: tuple) -> tuple:
     return tuple(a + 1 for a in axes)
 
 
+def _cast(a, dtype):
+    """``a`` in the accumulator ``dtype`` the caller asked for (as NumPy computes)."""
+    return a if dtype is None else a.astype(dtype)
+
+
 def _unsupported(name: str, **kwargs) -> None:
     given = [k for k, v in kwargs.items() if v is not None]
     if given:
@@ -42,18 +47,41 @@ def _unsupported(name: str, **kwargs) -> None:
 # Primitives
 # ---------------------------------------------------------------------------
 
+def _sum_transpose(ct, args, linear, axis, keepdims):
+    shape = args[0].shape
+    if not keepdims:
+        ct = reshape(ct, shape=(ct.shape[0],) + keepdims_shape(shape, axis))
+    return (broadcast_to(ct, shape=(ct.shape[0],) + tuple(shape)),)
+
+
+def _sum_shape(x, axis, keepdims):
+    shape = keepdims_shape(x.shape, axis) if keepdims else tuple(
+        n for i, n in enumerate(x.shape) if i not in axis)
+    return shape, x.dtype
+
+
 sum_ = Primitive(
-    "sum", lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims),
+    "sum", lambda x, axis, keepdims: np.add.reduce(x, axis=axis, keepdims=keepdims),
     jvp=lambda primals, tangents, ans, axis, keepdims: sum_(
         tangents[0], axis=_shift(axis), keepdims=keepdims),
+    linear="all", transpose=_sum_transpose, shape_rule=_sum_shape,
 )
+
+
+def unbroadcast(ct, shape: tuple):
+    """Sum a cotangent ``(B, *broadcast shape)`` back to ``(B, *shape)``."""
+    extra = ct.ndim - 1 - len(shape)
+    if extra > 0:
+        ct = sum_(ct, axis=tuple(range(1, 1 + extra)), keepdims=False)
+    axes = tuple(i + 1 for i, n in enumerate(shape) if n == 1 and ct.shape[i + 1] != 1)
+    return sum_(ct, axis=axes, keepdims=True) if axes else ct
 
 
 def _extremum_jvp(primals, tangents, ans, axis, keepdims):
     x, t = primals[0], tangents[0]
     peak = ans if keepdims else reshape(ans, shape=keepdims_shape(x.shape, axis))
     hits = equal(x, peak).astype(x.dtype)
-    share = divide(hits, np.sum(hits, axis=axis, keepdims=True))
+    share = divide(hits, sum_(hits, axis=axis, keepdims=True))
     return sum_(multiply(share, t), axis=_shift(axis), keepdims=keepdims)
 
 
@@ -90,9 +118,17 @@ def _prod_jvp(primals, tangents, ans, axis, keepdims):
 prod = Primitive("prod", lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims),
                  jvp=_prod_jvp)
 
+def _reversed(x, axis: int):
+    return getitem(x, index=(slice(None),) * axis + (slice(None, None, -1),))
+
+
 cumsum = Primitive(
     "cumsum", lambda x, axis: np.cumsum(x, axis=axis),
     jvp=lambda primals, tangents, ans, axis: cumsum(tangents[0], axis=axis + 1),
+    # the transpose of a running sum is a running sum from the other end
+    linear="all", shape_rule=lambda x, axis: (x.shape, x.dtype),
+    transpose=lambda ct, args, linear, axis: (
+        _reversed(cumsum(_reversed(ct, axis + 1), axis=axis + 1), axis + 1),),
 )
 
 
@@ -121,14 +157,14 @@ cumprod = Primitive("cumprod", lambda x, axis: np.cumprod(x, axis=axis), jvp=_cu
 @implements(np.sum)
 def _sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     _unsupported("sum", out=out, initial=initial, where=where)
-    if dtype is not None:
-        a = a.astype(dtype)
+    a = _cast(a, dtype)
     return sum_(a, axis=normalize_axes(axis, len(shape_of(a))), keepdims=bool(keepdims))
 
 
 @implements(np.prod)
 def _prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     _unsupported("prod", out=out, initial=initial, where=where)
+    a = _cast(a, dtype)
     return prod(a, axis=normalize_axes(axis, len(shape_of(a))), keepdims=bool(keepdims))
 
 
@@ -153,13 +189,13 @@ def _scan(primitive, a, axis):
 @implements(np.cumsum)
 def _cumsum(a, axis=None, dtype=None, out=None):
     _unsupported("cumsum", out=out)
-    return _scan(cumsum, a, axis)
+    return _scan(cumsum, _cast(a, dtype), axis)
 
 
 @implements(np.cumprod)
 def _cumprod(a, axis=None, dtype=None, out=None):
     _unsupported("cumprod", out=out)
-    return _scan(cumprod, a, axis)
+    return _scan(cumprod, _cast(a, dtype), axis)
 
 
 def _count(shape, axes) -> int:
@@ -179,7 +215,8 @@ def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=No
     _unsupported("var", out=out, where=where, mean=mean)
     ddof = ddof if correction is None else correction
     axes = normalize_axes(axis, len(shape_of(a)))
-    centred = a - _mean(a, axes, dtype=dtype, keepdims=True)
+    a = _cast(a, dtype)
+    centred = a - _mean(a, axes, keepdims=True)
     return _sum(square(centred), axes, keepdims=keepdims) / (_count(shape_of(a), axes) - ddof)
 
 
@@ -193,6 +230,6 @@ def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=No
 @implements(np.trace)
 def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     _unsupported("trace", out=out)
-    diagonal = _diagonal(a, offset, axis1, axis2)
+    diagonal = _diagonal(_cast(a, dtype), offset, axis1, axis2)
     return sum_(diagonal, axis=(len(shape_of(diagonal)) - 1,), keepdims=False)
 

@@ -24,22 +24,33 @@ def _seeds(tangents) -> int:
     return next(t.shape[0] for t in tangents if t is not None)
 
 
+# Transpose rules receive a cotangent with a leading axis of B seeds and the
+# arguments as recorded (a tangent's shape includes its own seed axis).
+
 reshape = Primitive(
     "reshape", lambda x, shape: x.reshape(shape),
     jvp=lambda primals, tangents, ans, shape: reshape(
         tangents[0], shape=(tangents[0].shape[0],) + ans.shape),
+    linear="all",
+    transpose=lambda ct, args, linear, shape: (
+        reshape(ct, shape=(ct.shape[0],) + tuple(args[0].shape)),),
 )
 
 transpose = Primitive(
     "transpose", lambda x, axes: x.transpose(axes),
     jvp=lambda primals, tangents, ans, axes: transpose(
         tangents[0], axes=(0,) + tuple(a + 1 for a in axes)),
+    linear="all",
+    transpose=lambda ct, args, linear, axes: (
+        transpose(ct, axes=(0,) + tuple(int(a) + 1 for a in np.argsort(axes))),),
 )
 
 broadcast_to = Primitive(
     "broadcast_to", lambda x, shape: np.broadcast_to(x, shape),
     jvp=lambda primals, tangents, ans, shape: broadcast_to(
         align_tangent(tangents[0], len(shape)), shape=(tangents[0].shape[0],) + tuple(shape)),
+    linear="all",
+    transpose=lambda ct, args, linear, shape: (unbroadcast(ct, args[0].shape),),
 )
 
 
@@ -59,19 +70,60 @@ def _expand_ellipsis(index: tuple, ndim: int) -> tuple:
     return index[:at] + (slice(None),) * (ndim - used) + index[at + 1:]
 
 
-def _getitem_jvp(primals, tangents, ans, index):
-    t = tangents[0]
+def batched_getitem(t, index: tuple, ndim: int):
+    """``t[index]`` on every slice of ``t``'s leading (seed) axis.
+
+    ``index`` indexes an array of ``ndim`` axes; ``t`` has one more in front.
+    Advanced indexing may move the indexed axes to the front, so it indexes
+    with the seed axis last, where NumPy never moves it, and moves it back.
+    """
     if _is_basic(index):
         return getitem(t, index=(slice(None),) + index)
-    # Advanced indexing may move the indexed axes to the front, so index with
-    # the seed axis last, where numpy never moves it, then bring it back.
-    index = _expand_ellipsis(index, primals[0].ndim)
     moved = transpose(t, axes=tuple(range(1, t.ndim)) + (0,))
-    picked = getitem(moved, index=index)
+    picked = getitem(moved, index=_expand_ellipsis(index, ndim))
     return transpose(picked, axes=(picked.ndim - 1,) + tuple(range(picked.ndim - 1)))
 
 
-getitem = Primitive("getitem", lambda x, index: x[index], jvp=_getitem_jvp)
+def batched_index_add(ct, index: tuple, shape: tuple):
+    """Zeros of ``(B, *shape)`` with ``ct`` added at ``index`` of every seed slice."""
+    seeds = ct.shape[0]
+    if _is_basic(index):
+        return index_add(ct, index=(slice(None),) + index, shape=(seeds,) + tuple(shape))
+    moved = transpose(ct, axes=tuple(range(1, ct.ndim)) + (0,))
+    added = index_add(moved, index=_expand_ellipsis(index, len(shape)),
+                      shape=tuple(shape) + (seeds,))
+    return transpose(added, axes=(added.ndim - 1,) + tuple(range(added.ndim - 1)))
+
+
+getitem = Primitive(
+    "getitem", lambda x, index: x[index],
+    jvp=lambda primals, tangents, ans, index: batched_getitem(
+        tangents[0], index, primals[0].ndim),
+    linear="all",
+    transpose=lambda ct, args, linear, index: (
+        batched_index_add(ct, index, args[0].shape),),
+)
+
+
+def _index_add_kernel(values, index, shape):
+    out = np.zeros(shape, values.dtype)
+    if _is_basic(index):
+        out[index] = values  # basic indexing never repeats an element
+    else:
+        np.add.at(out, index, values)
+    return out
+
+
+# index_add(v, index, shape): zeros of ``shape`` with ``v`` added at ``index``
+# (repeated indices accumulate) — the transpose of indexing.
+index_add = Primitive(
+    "index_add", _index_add_kernel,
+    jvp=lambda primals, tangents, ans, index, shape: batched_index_add(
+        tangents[0], index, shape),
+    linear="all", shape_rule=lambda v, index, shape: (tuple(shape), v.dtype),
+    transpose=lambda ct, args, linear, index, shape: (
+        batched_getitem(ct, index, len(shape)),),
+)
 
 
 def _concatenate_jvp(primals, tangents, ans, axis):
@@ -84,8 +136,25 @@ def _concatenate_jvp(primals, tangents, ans, axis):
     return concatenate(*parts, axis=axis + 1)
 
 
+def _concatenate_transpose(ct, args, linear, axis):
+    cts, start = [], 0
+    for x, is_linear in zip(args, linear):
+        stop = start + x.shape[axis]
+        cts.append(getitem(ct, index=(slice(None),) * (axis + 1) + (slice(start, stop),))
+                   if is_linear else None)
+        start = stop
+    return tuple(cts)
+
+
+def _concatenate_shape(*xs, axis):
+    shape = list(xs[0].shape)
+    shape[axis] = sum(x.shape[axis] for x in xs)
+    return tuple(shape), np.result_type(*(x.dtype for x in xs))
+
+
 concatenate = Primitive("concatenate", lambda *xs, axis: np.concatenate(xs, axis=axis),
-                        jvp=_concatenate_jvp)
+                        jvp=_concatenate_jvp, linear="all", transpose=_concatenate_transpose,
+                        shape_rule=_concatenate_shape)
 
 
 def normalize_index(index) -> tuple:
@@ -436,3 +505,9 @@ for _func in (np.argmax, np.argmin, np.argsort, np.argwhere, np.nonzero, np.flat
               np.empty_like, np.full_like, np.array_equiv):
     _on_primal(_func)
 del _func
+
+from . import reductions  # noqa: E402  (reductions build on this module: bound late)
+
+
+def unbroadcast(ct, shape: tuple):
+    return reductions.unbroadcast(ct, shape)
