@@ -1,8 +1,9 @@
 """dualad: exact derivatives of the NumPy code you already write.
 
 Forward mode evaluates your function on :class:`Dual` arrays
-(``a + b·ε``, ``ε² = 0``); every NumPy call on them is a primitive of one rule
-table. See the README for a tour.
+(``a + b·ε``, ``ε² = 0``), second derivatives come from :class:`HyperDual`
+arrays, and reverse mode transposes the linear part of the same evaluation;
+every NumPy call is a primitive of one rule table. See the README for a tour.
 
 Examples
 --------
@@ -16,6 +17,7 @@ from .dual import Dual, primal_value  # first: it loads the rule table through d
 from . import rules  # noqa: F401,I001
 from .forward import DEFAULT_CHUNK_BYTES, derivative, jacfwd, jacobian, jvp
 from .hyperdual import HyperDual
+from .reverse import grad, jacrev, value_and_grad, vjp
 from .second_order import hessian, hvp, second_derivative
 from .primitive import Primitive, Tag, register_function
 
@@ -28,12 +30,16 @@ __all__ = [
     "Tag",
     "DEFAULT_CHUNK_BYTES",
     "derivative",
+    "grad",
     "hessian",
     "hvp",
     "jacfwd",
+    "jacrev",
     "jacobian",
     "jvp",
     "primal_value",
     "register_function",
     "second_derivative",
+    "value_and_grad",
+    "vjp",
 ]

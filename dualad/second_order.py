@@ -1,9 +1,15 @@
-"""Second-order forward transforms on hyper-duals: hessian, hvp, second_derivative.
+"""Second-order transforms: hessian, hvp, second_derivative.
 
-Seeding x + ε1·u + ε2·v gives uᵀ∇²f v in the ε1ε2 part. With u and v running
-over unit vectors, one pass yields a whole block of the Hessian: all n×n pairs
-for small n, or blocks of K1×K2 pairs when chunked. The Hessian is symmetric,
-so only the blocks on and above the diagonal are evaluated.
+Two strategies, both exact:
+
+* hyper-duals — seeding x + ε1·u + ε2·v gives uᵀ∇²f v in the ε1ε2 part. With u
+  and v running over unit vectors one pass yields a whole block of the
+  Hessian: all n×n pairs for small n, or K1×K2 blocks when chunked (only the
+  blocks on and above the diagonal: the Hessian is symmetric). Cost grows as
+  n² times the function; the fastest for small n.
+* forward-over-reverse — ``jacfwd(jacrev(f))``: the reverse pass of a gradient
+  carried out on Duals. Cost grows as n times the function; the fastest for
+  large n, and the way ``hvp`` works (one pass, whatever n).
 """
 
 from __future__ import annotations
@@ -16,16 +22,24 @@ import optree
 
 from . import ops
 from .dual import Dual, as_float_array
-from .forward import Inputs, auto_chunk, check_chunk_size, seed_block, zeros_like_output
+from .forward import (Inputs, auto_chunk, check_chunk_size, jacfwd, jvp, seed_block,
+                      zeros_like_output)
 from .hyperdual import HyperDual
 from .primitive import Tag
 
 __all__ = ["hessian", "hvp", "second_derivative"]
 
 
+#: ``hessian(..., mode="auto")`` uses hyper-duals up to this many inputs and
+#: forward-over-reverse beyond (the crossover measured on Rosenbrock).
+HYPERDUAL_MAX_N = 24
+
+MODES = ("auto", "hyperdual", "fwd-rev")
+
+
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
-            chunk_size: int | None = None) -> Callable:
-    """The exact Hessian of ``fun`` from hyper-dual numbers.
+            chunk_size: int | None = None, mode: str = "auto") -> Callable:
+    """The exact Hessian of ``fun``, by hyper-duals or forward-over-reverse.
 
     Parameters
     ----------
@@ -37,7 +51,12 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
         At most this many seeds per perturbation and pass, so the ε1ε2 parts
         hold at most ``chunk_size²`` second derivatives per element. ``None``
         picks the largest chunk whose ε1ε2 block fits
-        :data:`~dualad.DEFAULT_CHUNK_BYTES`: one pass for small inputs.
+        :data:`~dualad.DEFAULT_CHUNK_BYTES`: one pass for small inputs. With
+        ``mode="fwd-rev"``, the seeds per forward pass over the gradient.
+    mode:
+        ``"hyperdual"``, ``"fwd-rev"`` (``jacfwd(jacrev(fun))``), or ``"auto"``:
+        hyper-duals for at most :data:`HYPERDUAL_MAX_N` inputs, else
+        forward-over-reverse.
 
     Returns
     -------
@@ -55,9 +74,13 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
            [2., 0.]])
     """
     check_chunk_size(chunk_size)
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
 
     def hessfun(*args):
         inputs = Inputs(args, argnums)
+        if mode == "fwd-rev" or (mode == "auto" and inputs.n > HYPERDUAL_MAX_N):
+            return _hessian_fwd_rev(fun, inputs, chunk_size)
         chunks = inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize, 2))
         blocks: dict[tuple[int, int], list] = {}
         for i, (s1, e1) in enumerate(chunks):
@@ -79,11 +102,13 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
 
 
 def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
-        chunk_size: int | None = None) -> Any:
+        mode: str = "fwd-rev", chunk_size: int | None = None) -> Any:
     """The Hessian-vector product ∇²f(x)·v of a scalar function, exactly.
 
-    One hyper-dual evaluation per chunk: ε1 carries ``v`` and ε2 the unit
-    vectors, so the ε1ε2 part is vᵀ∇²f = (∇²f v)ᵀ.
+    By default forward-over-reverse, ``jvp(grad(fun), primals, tangents)``: one
+    pass, whatever the size. ``mode="hyperdual"`` evaluates hyper-duals instead
+    (ε1 carries ``v``, ε2 the unit vectors, so the ε1ε2 part is vᵀ∇²f), one
+    pass per chunk of unit vectors: only worth it for a handful of inputs.
 
     Parameters
     ----------
@@ -92,12 +117,14 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
     primals, tangents:
         Tuples (or lists) of the arguments and of directions of the same
         structure and shapes, as for :func:`~dualad.jvp`.
+    mode:
+        ``"fwd-rev"`` or ``"hyperdual"``.
     chunk_size:
-        Unit vectors per pass (bounded memory for large inputs).
+        With ``mode="hyperdual"``: unit vectors per pass (bounded memory).
 
     Returns
     -------
-    ∇²f·v, with the structure of ``primals``.
+    ∇²f·v, a tuple with the structure of ``primals``.
 
     Examples
     --------
@@ -109,6 +136,13 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("hvp expects primals and tangents as tuples or lists of arguments")
     check_chunk_size(chunk_size)
+    if mode == "fwd-rev":
+        from .reverse import grad
+
+        every = tuple(range(len(primals)))
+        return jvp(grad(fun, argnums=every), tuple(primals), tuple(tangents))[1]
+    if mode != "hyperdual":
+        raise ValueError(f"mode must be 'fwd-rev' or 'hyperdual', got {mode!r}")
     inputs = Inputs(tuple(primals), tuple(range(len(primals))))
     t_leaves, t_tree = optree.tree_flatten(tuple(tangents))
     if t_tree != inputs.tree:
@@ -161,6 +195,39 @@ def second_derivative(fun: Callable, argnums: int = 0) -> Callable:
 
 
 # -- passes and assembly ------------------------------------------------------------
+
+
+def _hessian_fwd_rev(fun: Callable, inputs: Inputs, chunk_size: int | None) -> Any:
+    """``jacfwd(jacrev(fun))`` over the differentiated leaves, symmetrized blockwise."""
+    from .reverse import jacrev
+
+    k = len(inputs.leaves)
+    every = tuple(range(k))
+
+    def of_leaves(*leaves):
+        return inputs.call(fun, list(leaves))
+
+    nested = jacfwd(jacrev(of_leaves, argnums=every), argnums=every,
+                    chunk_size=chunk_size)(*inputs.leaves)
+    out_tree = optree.tree_structure(of_leaves(*inputs.leaves))
+    result = []
+    for blocks in out_tree.flatten_up_to(nested):  # blocks[i][j]: S_out + S_i + S_j
+        out_ndim = blocks[0][0].ndim - 2 * inputs.leaves[0].ndim
+        rows = []
+        for i, xi in enumerate(inputs.leaves):
+            row = []
+            for j, xj in enumerate(inputs.leaves):
+                mirror = ops.transpose(blocks[j][i], axes=_swap_last(out_ndim, xj.ndim, xi.ndim))
+                row.append((blocks[i][j] + mirror) * 0.5)  # exactly symmetric
+            rows.append(inputs.unflatten(row))
+        result.append(inputs.unflatten(rows))
+    return out_tree.unflatten(result)
+
+
+def _swap_last(lead: int, a: int, b: int) -> tuple[int, ...]:
+    """Axes turning ``lead + a + b`` dimensions into ``lead + b + a``."""
+    return (tuple(range(lead)) + tuple(range(lead + a, lead + a + b))
+            + tuple(range(lead, lead + a)))
 
 
 def _hyperdual_pass(fun, inputs: Inputs, rows1, rows2):

@@ -78,10 +78,11 @@ def test_hyperdual_float32():
 # -- hessian ----------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("mode", ["hyperdual", "fwd-rev", "auto"])
 @pytest.mark.parametrize("n", [10, 100, 1000])
-def test_rosenbrock_hessian_to_machine_precision(n):
+def test_rosenbrock_hessian_to_machine_precision(n, mode):
     x = np.random.default_rng(n).uniform(-1.5, 1.5, size=n)
-    H = hessian(rosenbrock)(x)
+    H = hessian(rosenbrock, mode=mode)(x)
     R = rosen_hess(x)
     assert np.max(np.abs(H - R)) / np.max(np.abs(R)) <= 1e-14
     assert_array_equal(H, H.T)
@@ -123,20 +124,21 @@ def test_hessian_automatic_chunk(monkeypatch):
     assert max(seen) == 2
 
 
-def test_hessian_shapes_and_pytrees_like_jax():
+@pytest.mark.parametrize("mode", ["hyperdual", "fwd-rev"])
+def test_hessian_shapes_and_pytrees_like_jax(mode):
     x = np.arange(1.0, 7.0).reshape(2, 3)
-    assert hessian(lambda x: np.sum(x ** 3))(x).shape == (2, 3, 2, 3)
-    assert hessian(lambda x: x[0] ** 3)(x).shape == (3, 2, 3, 2, 3)
+    assert hessian(lambda x: np.sum(x ** 3), mode=mode)(x).shape == (2, 3, 2, 3)
+    assert hessian(lambda x: x[0] ** 3, mode=mode)(x).shape == (3, 2, 3, 2, 3)
 
     def f(p):
         return p["a"] ** 2 * np.sum(p["b"] ** 3)
 
     p = {"a": 2.0, "b": np.array([1.0, 2.0])}
-    H = hessian(f)(p)
+    H = hessian(f, mode=mode)(p)
     assert_allclose(H["a"]["a"], 2 * 9.0)
     assert_allclose(H["a"]["b"], 2 * 2.0 * 3 * p["b"] ** 2)
     assert_allclose(H["b"]["b"], np.diag(4.0 * 6 * p["b"]))
-    Hx, Hy = hessian(lambda x, y: x ** 2 * y, argnums=(0, 1))(3.0, 5.0)
+    Hx, Hy = hessian(lambda x, y: x ** 2 * y, argnums=(0, 1), mode=mode)(3.0, 5.0)
     assert_allclose([Hx[0], Hx[1], Hy[0], Hy[1]], [10.0, 6.0, 6.0, 0.0])
 
 
@@ -144,21 +146,37 @@ def test_hessian_of_linear_function_is_zero():
     assert_array_equal(hessian(lambda x: np.sum(2.0 * x))(np.ones(3)), np.zeros((3, 3)))
 
 
-def test_hessian_float32():
-    H = hessian(lambda x: np.sum(np.exp(x) * x))(np.ones(3, np.float32))
+@pytest.mark.parametrize("mode", ["hyperdual", "fwd-rev"])
+def test_hessian_float32(mode):
+    H = hessian(lambda x: np.sum(np.exp(x) * x), mode=mode)(np.ones(3, np.float32))
     assert H.dtype == np.float32
+
+
+def test_hessian_mode_is_chosen_by_size():
+    seen = []
+
+    def f(x):
+        seen.append(type(x).__name__)
+        return np.sum(x ** 3)
+
+    hessian(f)(np.ones(dualad.second_order.HYPERDUAL_MAX_N))
+    hessian(f)(np.ones(dualad.second_order.HYPERDUAL_MAX_N + 1))
+    assert seen[0] == "HyperDual" and "Dual" in seen[1:] and "HyperDual" not in seen[1:]
+    with pytest.raises(ValueError, match="mode"):
+        hessian(f, mode="symbolic")
 
 
 # -- nesting ------------------------------------------------------------------------
 
 
-def test_jacfwd_of_hessian_is_the_third_derivative():
+@pytest.mark.parametrize("mode", ["hyperdual", "fwd-rev"])
+def test_jacfwd_of_hessian_is_the_third_derivative(mode):
     x = np.array([0.3, -0.2])
 
     def f(x):
         return np.sum(x ** 4) + x[0] * x[1] ** 2
 
-    T = jacfwd(hessian(f))(x)
+    T = jacfwd(hessian(f, mode=mode))(x)
     expected = np.zeros((2, 2, 2))
     expected[0, 0, 0] = 24 * x[0]
     expected[1, 1, 1] = 24 * x[1]
@@ -189,23 +207,35 @@ def test_hvp_equals_hessian_times_vector():
     x, v = rng.normal(size=6), rng.normal(size=6)
     (hv,) = hvp(rosenbrock, (x,), (v,))
     assert_allclose(hv, rosen_hess(x) @ v, rtol=1e-13)
-    (hv_chunked,) = hvp(rosenbrock, (x,), (v,), chunk_size=4)
-    assert_allclose(hv_chunked, hv, rtol=1e-14)
+    (hv_hyper,) = hvp(rosenbrock, (x,), (v,), mode="hyperdual")
+    assert_allclose(hv_hyper, hv, rtol=1e-13)
+    (hv_chunked,) = hvp(rosenbrock, (x,), (v,), mode="hyperdual", chunk_size=4)
+    assert_allclose(hv_chunked, hv, rtol=1e-13)
 
 
-def test_hvp_with_several_arguments():
+def test_hvp_at_ten_thousand_inputs():
+    x = np.random.default_rng(3).uniform(-1, 1, size=10_000)
+    v = np.random.default_rng(4).normal(size=10_000)
+    from scipy.optimize import rosen_hess_prod
+    (hv,) = hvp(rosenbrock, (x,), (v,))
+    assert_allclose(hv, rosen_hess_prod(x, v), rtol=1e-12, atol=1e-10)
+
+
+@pytest.mark.parametrize("mode", ["hyperdual", "fwd-rev"])
+def test_hvp_with_several_arguments(mode):
     def f(a, b):
         return np.sum(a ** 2 * b)
 
     a, b = np.array([1.0, 2.0]), np.array([3.0, 4.0])
-    ha, hb = hvp(f, (a, b), (np.array([1.0, 0.0]), np.array([0.0, 1.0])))
+    ha, hb = hvp(f, (a, b), (np.array([1.0, 0.0]), np.array([0.0, 1.0])), mode=mode)
     assert_allclose(ha, [2 * 3.0, 2 * 2.0])
     assert_allclose(hb, [2 * 1.0, 0.0])
 
 
-def test_hvp_needs_a_scalar_function():
+@pytest.mark.parametrize("mode", ["hyperdual", "fwd-rev"])
+def test_hvp_needs_a_scalar_function(mode):
     with pytest.raises(ValueError, match="scalar"):
-        hvp(lambda x: x ** 2, (np.ones(2),), (np.ones(2),))
+        hvp(lambda x: x ** 2, (np.ones(2),), (np.ones(2),), mode=mode)
 
 
 def test_second_derivative():
