@@ -118,3 +118,21 @@ def test_hessian_of_random_compositions_matches_jax(steps, seed):
     ours = dualad.hessian(f_np)(x)
     theirs = np.asarray(jax.hessian(f_jnp)(jnp.asarray(x)))
     assert_allclose(ours, theirs, rtol=1e-9, atol=1e-10)
+
+
+@given(steps=st.lists(st.sampled_from(NAMES), min_size=1, max_size=5),
+       seed=st.integers(0, 2**16))
+def test_grad_and_jacrev_of_random_compositions_match_jax(steps, seed):
+    x = np.random.default_rng(seed).uniform(-1.5, 1.5, size=N)
+
+    def f_np(x):
+        return np.sum(np.sin(program(np, steps)(x)))
+
+    def f_jnp(x):
+        return jnp.sum(jnp.sin(program(jnp, steps)(x)))
+
+    x_jax = jnp.asarray(x)
+    assert_allclose(dualad.grad(f_np)(x), np.asarray(jax.grad(f_jnp)(x_jax)),
+                    rtol=1e-9, atol=1e-11)
+    assert_allclose(dualad.jacrev(program(np, steps))(x),
+                    np.asarray(jax.jacrev(program(jnp, steps))(x_jax)), rtol=1e-9, atol=1e-11)

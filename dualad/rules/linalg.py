@@ -111,47 +111,71 @@ def _einsum_jvp(primals, tangents, ans, subscripts):
     return total
 
 
+def _tokens(term: str) -> list[str]:
+    """A subscript term as a list of letters, with '...' as one token."""
+    before, dots, after = term.partition("...")
+    return list(before) + (["..."] if dots else []) + list(after)
+
+
+def _split_shape(tokens: list[str], shape: tuple) -> dict:
+    """The dimensions of each token (a tuple for '...') of an operand of ``shape``."""
+    n_letters = sum(t != "..." for t in tokens)
+    dims, k = {}, 0
+    for t in tokens:
+        if t == "...":
+            width = len(shape) - n_letters
+            dims[t], k = tuple(shape[k:k + width]), k + width
+        else:
+            dims[t], k = (shape[k],), k + 1
+    return dims
+
+
 def _einsum_transpose(ct, args, linear, subscripts):
     terms, output = _parse_subscripts(subscripts, args)
     i = linear.index(True)
-    term = terms[i]
-    if "..." in term.replace("...", "", 1) or ("..." in term and not term.startswith("...")):
-        raise NotImplementedError("reverse mode of einsum supports '...' only at the start "
-                                  "of a term")
-    letters = term.replace("...", "")
-    if len(set(letters)) != len(letters):
-        raise NotImplementedError(f"reverse mode of einsum with a repeated index in one "
-                                  f"term ({term!r}) is not supported")
-    seed = next(c for c in string.ascii_letters if c not in subscripts)
-    present = set(output).union(*(set(t) for j, t in enumerate(terms) if j != i))
-    kept = ("..." if "..." in term else "") + "".join(c for c in letters if c in present)
-    others = [t for j, t in enumerate(terms) if j != i]
-    spec = ",".join([seed + output] + others) + "->" + seed + kept
-    result = einsum(ct, *(a for j, a in enumerate(args) if j != i), subscripts=spec)
-    shape = tuple(args[i].shape)
-    # letters summed inside this operand alone come back by broadcasting
-    kept_letters = kept.replace("...", "")
-    lead = result.ndim - 1 - len(kept_letters)
-    full = list(result.shape[:1 + lead]) + [
-        result.shape[1 + lead + kept_letters.index(c)] if c in present else 1 for c in letters]
-    result = reshape(result, shape=tuple(full))
-    result = broadcast_to(unbroadcast(result, shape), shape=(ct.shape[0],) + shape)
-    return tuple(result if j == i else None for j in range(len(args)))
+    tokens, shape = _tokens(terms[i]), tuple(args[i].shape)
+    dims = _split_shape(tokens, shape)
+    unique = list(dict.fromkeys(tokens))
+    fresh = (c for c in string.ascii_letters if c not in subscripts)
+    seed = next(fresh)
+    others = [j for j in range(len(terms)) if j != i]
+    present = set(output).union(*(set(terms[j]) for j in others)) | {"..."}
+    kept = [t for t in unique if t in present]
+    spec = ",".join([seed + output] + [terms[j] for j in others]) + "->" + seed + "".join(kept)
+    g = einsum(ct, *(args[j] for j in others), subscripts=spec)
+    # A letter summed inside this operand alone comes back by broadcasting.
+    g_dims = _split_shape(kept, tuple(g.shape[1:]))
+    layout = [g_dims[t] if t in present else (1,) for t in unique]
+    g = reshape(g, shape=(ct.shape[0],) + sum(layout, ()))
+    target = sum((dims[t] for t in unique), ())
+    g = broadcast_to(unbroadcast(g, target), shape=(ct.shape[0],) + target)
+    if len(unique) < len(tokens):  # a repeated letter: the cotangent sits on a diagonal
+        seen, renamed, eyes = set(), "", []
+        for t in tokens:
+            if t in seen:
+                f = next(fresh)
+                renamed += f
+                eyes.append((np.eye(dims[t][0], dtype=ct.dtype), t + f))
+            else:
+                seen.add(t)
+                renamed += t
+        spec = ",".join([seed + "".join(unique)] + [s for _, s in eyes])
+        g = einsum(g, *(e for e, _ in eyes), subscripts=f"{spec}->{seed}{renamed}")
+    return tuple(g if j == i else None for j in range(len(args)))
 
 
 def _einsum_shape(*operands, subscripts):
     terms, output = _parse_subscripts(subscripts, operands)
     sizes, ellipsis = {}, []
     for term, x in zip(terms, operands):
-        letters = term.replace("...", "")
-        shape = tuple(x.shape)
-        lead = len(shape) - len(letters)
-        if "..." in term:
-            ellipsis.append(shape[:lead])
-        for c, n in zip(letters, shape[lead:]):
-            sizes[c] = max(sizes.get(c, 1), n)
-    prefix = np.broadcast_shapes(*ellipsis) if "..." in output and ellipsis else ()
-    shape = prefix + tuple(sizes[c] for c in output.replace("...", ""))
+        for token, dim in _split_shape(_tokens(term), tuple(x.shape)).items():
+            if token == "...":
+                ellipsis.append(dim)
+            else:
+                sizes[token] = max(sizes.get(token, 1), dim[0])
+    shape = ()
+    for token in _tokens(output):
+        shape += np.broadcast_shapes(*ellipsis) if token == "..." else (sizes[token],)
     return shape, np.result_type(*(x.dtype for x in operands))
 
 

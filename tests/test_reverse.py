@@ -1,0 +1,247 @@
+"""Reverse mode: vjp, grad, value_and_grad, jacrev, mixed modes, the where trap."""
+
+import gc
+import threading
+import tracemalloc
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import dualad
+from dualad import derivative, grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
+
+
+def textbook(x1, x2):
+    return np.log(x1) + x1 * x2 - np.sin(x2)
+
+
+def test_textbook_gradient_in_one_reverse_pass():
+    calls = []
+
+    def counted(x1, x2):
+        calls.append(1)
+        return textbook(x1, x2)
+
+    g1, g2 = grad(counted, argnums=(0, 1))(2.0, 5.0)
+    assert (float(g1), float(g2)) == (5.5, 1.7163378145367738)
+    assert len(calls) == 1
+
+
+def test_value_and_grad():
+    value, g = value_and_grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
+    assert value == 5.0
+    assert_allclose(g, [2.0, 4.0])
+    (value, aux), g = value_and_grad(lambda x: (x ** 3, "aux"), has_aux=True)(2.0)
+    assert (value, aux, g) == (8.0, "aux", 12.0)
+
+
+def test_grad_has_aux_and_argnums():
+    g, aux = grad(lambda x, y: (x * y, y), argnums=1, has_aux=True)(3.0, 4.0)
+    assert (g, aux) == (3.0, 4.0)
+
+
+def test_grad_needs_a_scalar():
+    with pytest.raises(ValueError, match="scalar"):
+        grad(lambda x: x * 2.0)(np.ones(3))
+
+
+def test_grad_of_constant_is_zero():
+    assert_allclose(grad(lambda x: 3.0)(np.ones(2)), np.zeros(2))
+
+
+def test_vjp_pytrees():
+    def f(p):
+        return {"y": p["w"] * p["x"], "s": np.sum(p["w"])}
+
+    p = {"w": np.array([1.0, 2.0]), "x": np.array([3.0, 4.0])}
+    out, pullback = vjp(f, p)
+    assert_allclose(out["y"], [3.0, 8.0])
+    (ct,) = pullback({"y": np.array([1.0, 1.0]), "s": 1.0})
+    assert_allclose(ct["w"], [4.0, 5.0])
+    assert_allclose(ct["x"], [1.0, 2.0])
+
+
+def test_vjp_checks_the_cotangent():
+    _, pullback = vjp(lambda x: x * 2.0, np.ones(3))
+    with pytest.raises(ValueError, match=r"\(2,\).*\(3,\)"):
+        pullback(np.ones(2))
+    with pytest.raises(ValueError, match="structure"):
+        pullback((np.ones(3),))
+
+
+def test_vjp_has_aux_and_reuse():
+    out, pullback, aux = vjp(lambda x: (np.sin(x), 7), np.array([0.0, 1.0]), has_aux=True)
+    assert aux == 7
+    assert_allclose(pullback(np.ones(2))[0], np.cos([0.0, 1.0]))
+    assert_allclose(pullback(2 * np.ones(2))[0], 2 * np.cos([0.0, 1.0]))  # the tape is reusable
+
+
+# -- jacrev ---------------------------------------------------------------------
+
+
+FUNCTIONS = {
+    "elementwise": lambda x: np.sin(x) * np.exp(-x ** 2) + np.log1p(x ** 2),
+    "matvec": lambda x: np.tanh(np.arange(12.0).reshape(3, 4) / 10 @ x) + x[:3] ** 3,
+    "solve": lambda x: np.linalg.solve(np.eye(4) * 3 + np.outer(x, x), x),
+    "indexing": lambda x: x[[0, 0, 3]] * x[1:].sum() + np.cumsum(x)[::2].repeat(2)[:3],
+    "reductions": lambda x: np.stack([np.max(x), np.prod(x), np.std(x), np.linalg.norm(x)]),
+    "einsum": lambda x: np.einsum("i,j->ij", x, x).ravel()[:5] + np.einsum("ii", np.outer(x, x)),
+    "sort_where": lambda x: np.where(x > 0.1, np.sort(x), np.sqrt(np.abs(x))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+@pytest.mark.parametrize("chunk_size", [None, 1, 2])
+def test_jacrev_equals_jacfwd(name, chunk_size):
+    x = np.array([0.3, -0.7, 1.2, 0.5])
+    f = FUNCTIONS[name]
+    assert_allclose(jacrev(f, chunk_size=chunk_size)(x), jacfwd(f)(x), rtol=1e-12, atol=1e-14)
+
+
+def test_jacrev_runs_the_function_once():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return np.sin(x)
+
+    jacrev(f, chunk_size=2)(np.ones(5))
+    assert len(calls) == 1
+
+
+def test_jacrev_layout_and_pytrees_like_jax():
+    x = np.arange(6.0).reshape(2, 3)
+    assert jacrev(lambda x: x.sum(axis=0))(x).shape == (3, 2, 3)
+    jac = jacrev(lambda p: {"a": p["u"] * 2.0, "b": np.sum(p["v"])})(
+        {"u": np.ones(2), "v": np.ones(3)})
+    assert_allclose(jac["a"]["u"], 2 * np.eye(2))
+    assert_allclose(jac["a"]["v"], np.zeros((2, 3)))
+    assert_allclose(jac["b"]["v"], np.ones(3))
+    jx, jy = jacrev(lambda x, y: x * y, argnums=(0, 1))(np.array([1.0, 2.0]), 3.0)
+    assert_allclose(jx, 3 * np.eye(2))
+    assert_allclose(jy, [1.0, 2.0])
+
+
+def test_reverse_keeps_float32():
+    x = np.ones(3, np.float32)
+    assert grad(lambda x: np.sum(np.exp(x) * 2.0))(x).dtype == np.float32
+    assert jacrev(lambda x: np.sin(x) @ x)(x).dtype == np.float32
+
+
+# -- broadcasting -----------------------------------------------------------------
+
+
+BROADCASTING = [((3,), (3,)), ((2, 3), (3,)), ((3,), (2, 3)), ((2, 1), (1, 3)), ((), (2, 3)),
+                ((4, 1, 3), (2, 1))]
+MATMUL = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((4, 2, 3), (3, 5)), ((3,), (4, 3, 5)),
+          ((4, 2, 3), (3,)), ((1, 2, 3), (4, 3, 2)), ((2, 3), (4, 3, 2))]
+CASES = ([(np.multiply, *s) for s in BROADCASTING] + [(np.hypot, *s) for s in BROADCASTING]
+         + [(np.add, *s) for s in BROADCASTING] + [(np.matmul, *s) for s in MATMUL])
+
+
+@pytest.mark.parametrize("op, x_shape, y_shape", CASES)
+def test_cotangents_are_summed_back_to_each_input(op, x_shape, y_shape):
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=x_shape), rng.normal(size=y_shape)
+
+    def f(x, y):
+        return np.sum(np.sin(op(x, y)))
+
+    gx, gy = grad(f, argnums=(0, 1))(x, y)
+    fx, fy = jacfwd(f, argnums=(0, 1))(x, y)
+    assert gx.shape == x_shape and gy.shape == y_shape
+    assert_allclose(gx, fx, rtol=1e-12, atol=1e-14)
+    assert_allclose(gy, fy, rtol=1e-12, atol=1e-14)
+
+
+# -- mixed modes and nesting ----------------------------------------------------------
+
+
+def test_forward_over_reverse_and_reverse_over_forward():
+    rng = np.random.default_rng(1)
+    A = rng.normal(size=(4, 4))
+    x, v = rng.normal(size=4), rng.normal(size=4)
+
+    def f(x):
+        return np.sum(np.tanh(A @ x)) + 0.5 * x @ x
+
+    H = hessian(f, mode="hyperdual")(x)
+    assert_allclose(jvp(grad(f), (x,), (v,))[1], H @ v, rtol=1e-12)
+    assert_allclose(grad(lambda x: jvp(f, (x,), (v,))[1])(x), H @ v, rtol=1e-12)
+    assert_allclose(jacfwd(grad(f))(x), H, rtol=1e-12)
+    assert_allclose(jacrev(jacfwd(f))(x), H, rtol=1e-12)
+    assert_allclose(jacrev(grad(f))(x), H, rtol=1e-12)  # reverse over reverse
+
+
+def test_perturbation_confusion_in_reverse_mode():
+    # d/dx [x · d/dy (x + y)] = 1 and d/dx [x · d/dy (x·y)] = 2x, in every mode pairing
+    assert grad(lambda x: x * grad(lambda y: x + y)(1.0))(3.0) == 1.0
+    assert grad(lambda x: x * derivative(lambda y: x * y)(2.0))(3.0) == 6.0
+    assert derivative(lambda x: x * grad(lambda y: x * y)(2.0))(3.0) == 6.0
+
+
+# -- the where trap ------------------------------------------------------------------
+
+
+def test_where_trap_with_sqrt_is_zero_in_both_modes():
+    def f(x):
+        return np.where(x > 0, np.sqrt(x), 0.0)
+
+    assert derivative(f)(0.0) == 0.0
+    assert grad(f)(0.0) == 0.0  # sqrt's infinite slope meets a zero cotangent: 0
+
+
+def test_where_trap_nan_safe_option():
+    def f(x):
+        return np.sum(np.where(x > 0, np.log(x), 0.0))
+
+    x = np.array([0.0, 2.0])
+    assert_allclose(jacfwd(f)(x), [0.0, 0.5])
+    assert np.isnan(grad(f)(x)[0])  # like JAX, autograd and PyTorch
+    assert_allclose(grad(f, nan_safe=True)(x), [0.0, 0.5])
+    _, pullback = vjp(f, x, nan_safe=True)
+    assert_allclose(pullback(1.0)[0], [0.0, 0.5])
+
+
+# -- ownership of the tape --------------------------------------------------------------
+
+
+def test_threads_get_right_answers():
+    rng = np.random.default_rng(5)
+    xs = [rng.normal(size=30) for _ in range(8)]
+    results = [None] * len(xs)
+
+    def work(i):
+        for _ in range(20):
+            results[i] = grad(lambda x: np.sum(np.sin(x) * (i + 1)))(xs[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(xs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, x in enumerate(xs):
+        assert_allclose(results[i], np.cos(x) * (i + 1))
+
+
+def test_repeated_grad_calls_do_not_grow_memory():
+    f = grad(lambda x: np.sum(np.sin(x) * x ** 2))
+    x = np.ones(50)
+    for _ in range(200):
+        f(x)
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for _ in range(10_000):
+        f(x)
+    gc.collect()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert after - before < 64 * 1024
+
+
+def test_a_nonlinear_tangent_rule_is_refused():
+    rogue = dualad.Primitive("rogue", np.sin, jvp=lambda p, t, ans: t[0] * t[0])
+    with pytest.raises(TypeError, match="not linear"):
+        grad(lambda x: np.sum(rogue(x)))(np.ones(2))
