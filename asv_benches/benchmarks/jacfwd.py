@@ -7,6 +7,8 @@ skipped (NotImplementedError in ``setup``).
 
 from dualad import bench
 
+from .common import thunk
+
 PROBLEM = bench.PROBLEMS["jacfwd_textbook"]
 
 
@@ -14,8 +16,8 @@ class JacfwdTextbook:
     """Absolute per-call times of the NumPy primal and of ``dualad.jacfwd``."""
 
     def setup(self):
-        self.primal = PROBLEM.make("primal")
-        self.jacobian = PROBLEM.make("dualad")
+        self.primal = thunk(PROBLEM.name, "primal")
+        self.jacobian = thunk(PROBLEM.name, "dualad")
 
     def time_primal(self):
         self.primal()
@@ -31,7 +33,7 @@ class JacfwdTextbookPeers:
     param_names = ["peer"]
 
     def setup(self, peer):
-        self.gradient = PROBLEM.make(peer)
+        self.gradient = thunk(PROBLEM.name, peer)
 
     def time_peer_gradient(self, peer):
         self.gradient()
@@ -45,7 +47,7 @@ class JacfwdTextbookRatio:
     timeout = 120
 
     def setup(self, impl):
-        self.thunks = {"primal": PROBLEM.make("primal"), impl: PROBLEM.make(impl)}
+        self.thunks = {"primal": thunk(PROBLEM.name, "primal"), impl: thunk(PROBLEM.name, impl)}
 
     def track_ratio_to_primal(self, impl):
         times = bench.measure(self.thunks, repeat=7, min_time=0.05)

@@ -7,6 +7,8 @@ is not installed raises NotImplementedError in ``setup``: asv shows it as skippe
 
 from dualad import bench
 
+from .common import thunk
+
 PROBLEM = bench.PROBLEMS["jvp_sum_sin_exp"]
 
 
@@ -14,8 +16,8 @@ class JVPSumSinExp:
     """Absolute times of the NumPy primal and of ``dualad.jvp``."""
 
     def setup(self):
-        self.primal = PROBLEM.make("primal")
-        self.jvp = PROBLEM.make("dualad")
+        self.primal = thunk(PROBLEM.name, "primal")
+        self.jvp = thunk(PROBLEM.name, "dualad")
 
     def time_primal(self):
         self.primal()
@@ -31,7 +33,7 @@ class JVPSumSinExpPeers:
     param_names = ["peer"]
 
     def setup(self, peer):
-        self.jvp = PROBLEM.make(peer)
+        self.jvp = thunk(PROBLEM.name, peer)
 
     def time_peer_jvp(self, peer):
         self.jvp()
@@ -45,7 +47,7 @@ class JVPSumSinExpRatio:
     timeout = 120
 
     def setup(self, impl):
-        self.thunks = {"primal": PROBLEM.make("primal"), impl: PROBLEM.make(impl)}
+        self.thunks = {"primal": thunk(PROBLEM.name, "primal"), impl: thunk(PROBLEM.name, impl)}
 
     def track_ratio_to_primal(self, impl):
         times = bench.measure(self.thunks, repeat=5, min_time=0.05)
