@@ -520,8 +520,7 @@ def _ufunc_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> 
     }
     func = reductions.get((ufunc, method))
     if func is not None:
-        if method == "reduce":
-            kwargs.setdefault("axis", 0)
+        kwargs.setdefault("axis", 0)  # NumPy's default for reduce and accumulate
         return FUNCTION_HANDLERS[func](*inputs, **kwargs)
     if method == "outer" and len(inputs) == 2 and not kwargs:
         a, b = inputs

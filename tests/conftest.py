@@ -1,0 +1,16 @@
+"""Hypothesis profiles for the property tests.
+
+"ci" (loaded when $CI is set) is derandomized, so a run is reproducible; "dev"
+(the default) draws fresh examples each run; "thorough" is for bug hunting:
+``pytest --hypothesis-profile=thorough``.
+"""
+
+import os
+
+from hypothesis import settings
+
+settings.register_profile("ci", deadline=None, derandomize=True, max_examples=25,
+                          print_blob=True)
+settings.register_profile("dev", deadline=None, max_examples=15, print_blob=True)
+settings.register_profile("thorough", deadline=None, max_examples=200, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
