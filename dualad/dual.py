@@ -455,32 +455,41 @@ def elementwise_jvp(prim: Primitive, primals: list, tangents: list, ans: Any) ->
     """Σᵢ ∂ᵢ·tᵢ over the arguments that carry a tangent (the Dual consumer of a row).
 
     Operators rather than primitive calls: on plain arrays they go straight to
-    NumPy, on boxed values they are the primitives.
+    NumPy, on boxed values they are the primitives. Tangents that are only
+    recorded (reverse mode) get the whole sum as one node of their tape.
     """
+    nonfinite = prim.nonfinite_partials
+    weights, terms = [], []
+    for partial_fn, t in zip(prim.partials, tangents):
+        if t is None or partial_fn is None:
+            continue
+        if partial_fn is ONE or partial_fn is MINUS_ONE:
+            weights.append(partial_fn)
+        elif nonfinite:  # inf at a finite point: no warning, and 0·∞ = 0 below
+            with np.errstate(divide="ignore", invalid="ignore"):
+                weights.append(partial_fn(ans, *primals))
+        else:
+            weights.append(partial_fn(ans, *primals))
+        terms.append(t)
+    if not terms:
+        return None
+    if getattr(terms[0], "records_linear", False):
+        return terms[0].record_combination(weights, terms, ans, nonfinite)
     total = None
     ndim = ans.ndim + 1
-    partials = prim.partials
-    for i, t in enumerate(tangents):
-        if t is None:
-            continue
-        partial_fn = partials[i]
-        if partial_fn is None:
-            continue
+    for weight, t in zip(weights, terms):
         if t.ndim < ndim:
             t = align_tangent(t, ndim - 1)
-        if partial_fn is ONE:
+        if weight is ONE:
             term = t
-        elif partial_fn is MINUS_ONE:
+        elif weight is MINUS_ONE:
             term = -t
+        elif nonfinite:
+            term = _ops.scale(weight, t)
         else:
-            if prim.nonfinite_partials:  # inf at a finite point: no warning, 0·∞ = 0
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    partial = partial_fn(ans, *primals)
-                term = _ops.scale(partial, t)
-            else:
-                term = partial_fn(ans, *primals) * t
+            term = weight * t
         total = term if total is None else total + term
-    if total is None or total.shape[1:] == ans.shape:
+    if total.shape[1:] == ans.shape:
         return total
     return fit_tangent(total, ans.shape)
 

@@ -71,6 +71,8 @@ class Boxed:
 
     __slots__ = ()
     _tag: Tag
+    #: True for tangents that are recorded rather than computed (reverse mode).
+    records_linear = False
 
     def _process(self, prim: Primitive, args: tuple, params: dict) -> Any:
         raise NotImplementedError

@@ -60,6 +60,7 @@ class LinearVar(Boxed):
     """
 
     __slots__ = ("shape", "dtype", "_tag", "tape", "index")
+    records_linear = True
 
     def __init__(self, shape: tuple, dtype: np.dtype, tag: Tag, tape: Tape, index: int) -> None:
         self.shape = tuple(shape)
@@ -83,6 +84,14 @@ class LinearVar(Boxed):
         shape, dtype = abstract_eval(prim, args, params)
         out = self.tape.new_var(shape, dtype, tag)
         self.tape.nodes.append((prim, args, params, linear, out))
+        return out
+
+    def record_combination(self, weights: list, terms: list, ans: Any,
+                           nonfinite: bool) -> LinearVar:
+        """Record Σ wᵢ·tᵢ — an elementwise rule's tangent — as one node."""
+        out = self.tape.new_var((1,) + tuple(ans.shape), ans.dtype, self._tag)
+        params = {"weights": tuple(weights), "safe": nonfinite or self.tape.nan_safe}
+        self.tape.nodes.append((ops.combine, tuple(terms), params, None, out))
         return out
 
     def __repr__(self) -> str:
@@ -164,7 +173,7 @@ def backward(tape: Tape, seeds: dict[int, Any]) -> dict[int, Any]:
             continue
         rule = prim.transpose_rule
         if tape.nan_safe and prim is ops.multiply:
-            rule = ops.scale.transpose_rule  # 0 · ∞ = 0 for every partial
+            rule = ops.scale.transpose_rule  # 0 · ∞ = 0 for every product
         for arg, arg_ct in zip(args, rule(ct, args, linear, **params)):
             if arg_ct is None or not isinstance(arg, LinearVar):
                 continue
@@ -343,8 +352,26 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     """The Jacobian by reverse mode: one forward pass, output directions batched.
 
     The function is evaluated once; its tape is then transposed with chunks of
-    ``chunk_size`` cotangent seeds (rows of the Jacobian) per backward pass.
-    Same result layout as :func:`~dualad.jacfwd` and ``jax.jacrev``.
+    cotangent seeds (rows of the Jacobian), each chunk in one backward pass.
+
+    Parameters
+    ----------
+    fun:
+        Function to differentiate; arguments and result may be pytrees.
+    argnums:
+        Which positional argument(s) to differentiate with respect to.
+    chunk_size:
+        At most this many output directions per backward pass; ``None`` picks
+        the largest chunk within :data:`~dualad.DEFAULT_CHUNK_BYTES`.
+    has_aux:
+        ``fun`` returns ``(output, aux)``; returns ``(jacobian, aux)``.
+    nan_safe:
+        See :func:`vjp`.
+
+    Returns
+    -------
+    A function with ``fun``'s signature returning the Jacobian, laid out as by
+    :func:`~dualad.jacfwd` and ``jax.jacrev``.
 
     Examples
     --------

@@ -1,7 +1,9 @@
 """Elementwise primitives: one row of partial derivatives per ufunc.
 
 Each row gives ``∂ans/∂argᵢ`` as a function of ``(ans, *args)`` written with
-primitives of the table, so the row can itself be differentiated. ``ONE`` and
+primitives of the table and Python operators (which are primitives on Duals
+and go straight to NumPy on plain arrays), so the row can itself be
+differentiated. ``ONE`` and
 ``MINUS_ONE`` mark constant partials that need no multiply.
 
 Conventions at points where a function is not differentiable (see
@@ -93,7 +95,7 @@ subtract = elementwise(np.subtract, ONE, MINUS_ONE, linear="all",
 multiply = elementwise(np.multiply, lambda ans, x, y: y, lambda ans, x, y: x, linear="one",
                        transpose=_transposes(lambda ct, x, y: ct * y, lambda ct, x, y: x * ct))
 divide = elementwise(np.divide, lambda ans, x, y: 1.0 / y,  # not reciprocal: y may be an int
-                     lambda ans, x, y: negative(divide(ans, y)), linear=(0,),
+                     lambda ans, x, y: -(ans / y), linear=(0,),
                      transpose=_transposes(lambda ct, x, y: ct / y, None))
 negative = elementwise(np.negative, MINUS_ONE, linear="all",
                        transpose=_transposes(lambda ct, x: -ct))
@@ -112,10 +114,34 @@ def _scale_kernel(p, t):
 scale = Primitive("scale", _scale_kernel, partials=(lambda ans, p, t: t, lambda ans, p, t: p),
                   nonfinite_partials=True, linear=(1,), shape_rule=broadcast_shape_rule,
                   transpose=_transposes(None, lambda ct, p, t: scale(p, ct)))
+
+
+def _weighted(weight, ct, safe: bool):
+    if weight is ONE:
+        return ct
+    if weight is MINUS_ONE:
+        return -ct
+    return scale(weight, ct) if safe else ct * weight
+
+
+def _combine_kernel(*terms, weights, safe):
+    total = _weighted(weights[0], terms[0], safe)
+    for weight, t in zip(weights[1:], terms[1:]):
+        total = total + _weighted(weight, t, safe)
+    return total
+
+
+# combine(t₁, …, tₙ; w₁, …, wₙ) = Σ wᵢ·tᵢ: an elementwise rule's tangent recorded as one
+# node of a reverse-mode tape; its transpose is unbroadcast(ct·wᵢ) for each tᵢ.
+combine = Primitive(
+    "combine", _combine_kernel, linear="all",
+    transpose=lambda ct, terms, linear, weights, safe: tuple(
+        unbroadcast(_weighted(w, ct, safe), t.shape) for w, t in zip(weights, terms)),
+)
 remainder = elementwise(np.remainder, ONE, lambda ans, x, y: negative(floor(divide(x, y))))
 fmod = elementwise(np.fmod, ONE, lambda ans, x, y: negative(trunc(divide(x, y))))
 square = elementwise(np.square, lambda ans, x: 2 * x)
-reciprocal = elementwise(np.reciprocal, lambda ans, x: negative(square(ans)))
+reciprocal = elementwise(np.reciprocal, lambda ans, x: -(ans * ans))
 absolute = elementwise(np.absolute, lambda ans, x: sign(x))
 fabs = elementwise(np.fabs, lambda ans, x: sign(x))
 # copysign(x, y) = |x|·s(y): ∂x = sign(x)·s(y), so 0 at x = 0 as for abs.
@@ -145,14 +171,14 @@ float_power = elementwise(np.float_power, lambda ans, x, y: _power_base(float_po
 # ---------------------------------------------------------------------------
 
 sqrt = elementwise(np.sqrt, lambda ans, x: 0.5 / ans, nonfinite=True)
-cbrt = elementwise(np.cbrt, lambda ans, x: 1.0 / (3.0 * square(ans)), nonfinite=True)
+cbrt = elementwise(np.cbrt, lambda ans, x: 1.0 / (3.0 * (ans * ans)), nonfinite=True)
 exp = elementwise(np.exp, lambda ans, x: ans)
 exp2 = elementwise(np.exp2, lambda ans, x: ans * _LN2)
 expm1 = elementwise(np.expm1, lambda ans, x: ans + 1.0)
-log = elementwise(np.log, lambda ans, x: reciprocal(x))
-log2 = elementwise(np.log2, lambda ans, x: reciprocal(x * _LN2))
-log10 = elementwise(np.log10, lambda ans, x: reciprocal(x * _LN10))
-log1p = elementwise(np.log1p, lambda ans, x: reciprocal(x + 1.0))
+log = elementwise(np.log, lambda ans, x: 1.0 / x)
+log2 = elementwise(np.log2, lambda ans, x: 1.0 / (x * _LN2))
+log10 = elementwise(np.log10, lambda ans, x: 1.0 / (x * _LN10))
+log1p = elementwise(np.log1p, lambda ans, x: 1.0 / (x + 1.0))
 # Written with exp of a difference, which never overflows (ans ≥ x, y).
 logaddexp = elementwise(np.logaddexp, lambda ans, x, y: exp(x - ans),
                         lambda ans, x, y: exp(y - ans))
@@ -164,25 +190,25 @@ logaddexp2 = elementwise(np.logaddexp2, lambda ans, x, y: exp2(x - ans),
 # ---------------------------------------------------------------------------
 
 sin = elementwise(np.sin, lambda ans, x: cos(x))
-cos = elementwise(np.cos, lambda ans, x: negative(sin(x)))
-tan = elementwise(np.tan, lambda ans, x: 1.0 + square(ans))
-arcsin = elementwise(np.arcsin, lambda ans, x: reciprocal(sqrt(1.0 - square(x))),
+cos = elementwise(np.cos, lambda ans, x: -sin(x))
+tan = elementwise(np.tan, lambda ans, x: 1.0 + ans * ans)
+arcsin = elementwise(np.arcsin, lambda ans, x: 1.0 / sqrt(1.0 - x * x),
                      nonfinite=True)
-arccos = elementwise(np.arccos, lambda ans, x: negative(reciprocal(sqrt(1.0 - square(x)))),
+arccos = elementwise(np.arccos, lambda ans, x: -1.0 / sqrt(1.0 - x * x),
                      nonfinite=True)
-arctan = elementwise(np.arctan, lambda ans, x: reciprocal(1.0 + square(x)))
+arctan = elementwise(np.arctan, lambda ans, x: 1.0 / (1.0 + x * x))
 arctan2 = elementwise(np.arctan2,
-                      lambda ans, y, x: x / (square(x) + square(y)),
-                      lambda ans, y, x: negative(y) / (square(x) + square(y)))
+                      lambda ans, y, x: x / (x * x + y * y),
+                      lambda ans, y, x: -y / (x * x + y * y))
 hypot = elementwise(np.hypot, lambda ans, x, y: safe_divide(x, ans),
                     lambda ans, x, y: safe_divide(y, ans))
 sinh = elementwise(np.sinh, lambda ans, x: cosh(x))
 cosh = elementwise(np.cosh, lambda ans, x: sinh(x))
-tanh = elementwise(np.tanh, lambda ans, x: 1.0 - square(ans))
-arcsinh = elementwise(np.arcsinh, lambda ans, x: reciprocal(hypot(x, 1.0)))
-arccosh = elementwise(np.arccosh, lambda ans, x: reciprocal(sqrt(square(x) - 1.0)),
+tanh = elementwise(np.tanh, lambda ans, x: 1.0 - ans * ans)
+arcsinh = elementwise(np.arcsinh, lambda ans, x: 1.0 / hypot(x, 1.0))
+arccosh = elementwise(np.arccosh, lambda ans, x: 1.0 / sqrt(x * x - 1.0),
                       nonfinite=True)
-arctanh = elementwise(np.arctanh, lambda ans, x: reciprocal(1.0 - square(x)), nonfinite=True)
+arctanh = elementwise(np.arctanh, lambda ans, x: 1.0 / (1.0 - x * x), nonfinite=True)
 deg2rad = elementwise(np.deg2rad, lambda ans, x: math.pi / 180.0)
 rad2deg = elementwise(np.rad2deg, lambda ans, x: 180.0 / math.pi)
 register_function(np.radians, deg2rad)

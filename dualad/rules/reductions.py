@@ -70,6 +70,8 @@ sum_ = Primitive(
 
 def unbroadcast(ct, shape: tuple):
     """Sum a cotangent ``(B, *broadcast shape)`` back to ``(B, *shape)``."""
+    if ct.shape[1:] == tuple(shape):
+        return ct
     extra = ct.ndim - 1 - len(shape)
     if extra > 0:
         ct = sum_(ct, axis=tuple(range(1, 1 + extra)), keepdims=False)
