@@ -476,6 +476,7 @@ def elementwise_jvp(prim: Primitive, primals: list, tangents: list, ans: Any) ->
     if getattr(terms[0], "records_linear", False):
         return terms[0].record_combination(weights, terms, ans, nonfinite)
     total = None
+    owned = False  # whether ``total`` is a temporary of ours that may be overwritten
     ndim = ans.ndim + 1
     for weight, t in zip(weights, terms):
         if t.ndim < ndim:
@@ -488,10 +489,24 @@ def elementwise_jvp(prim: Primitive, primals: list, tangents: list, ans: Any) ->
             term = _ops.scale(weight, t)
         else:
             term = weight * t
-        total = term if total is None else total + term
+        if total is None:
+            total, owned = term, term is not t
+        elif owned and _can_add_in_place(total, term):
+            np.add(total, term, out=total)  # large arrays: spare an allocation
+        else:
+            total, owned = total + term, True
     if total.shape[1:] == ans.shape:
         return total
     return fit_tangent(total, ans.shape)
+
+
+_IN_PLACE_MIN_SIZE = 1 << 16
+
+
+def _can_add_in_place(total: Any, term: Any) -> bool:
+    return (type(total) is np.ndarray and type(term) is np.ndarray
+            and total.size >= _IN_PLACE_MIN_SIZE and total.shape == term.shape
+            and total.dtype == np.result_type(total, term) and total.flags.writeable)
 
 
 def _static_index(index: Any) -> tuple:
