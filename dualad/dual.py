@@ -192,8 +192,9 @@ class Dual(Boxed):
         raise TypeError(
             "Converting a dualad.Dual to a NumPy array would drop its derivative "
             "(the tangent). Keep it a Dual: use NumPy functions on it directly, "
-            "np.stack(...) instead of np.array([...]), and dualad.primal_value(x) "
-            "where you really want the value only."
+            "np.stack(...) instead of np.array([...]), np.zeros_like(x) for an array "
+            "to fill element by element, and dualad.primal_value(x) where you really "
+            "want the value only."
         )
 
     def __float__(self) -> float:
@@ -265,10 +266,9 @@ class Dual(Boxed):
         return _ops.getitem(self, index=_static_index(index))
 
     def __setitem__(self, index, value) -> None:
-        """Write ``value`` into the primal and tangent in place."""
-        index = _static_index(index)
-        if len(index) == 1:
-            index = index[0]
+        """Write ``value`` into the primal and tangent in place (``out[i] = y``)."""
+        index_tuple = _static_index(index)
+        index = index_tuple[0] if len(index_tuple) == 1 else index_tuple
         if isinstance(value, Dual) and value._tag.level > self._tag.level:
             raise TypeError(
                 "cannot write a Dual of an inner transform into a Dual of an outer "
@@ -278,21 +278,23 @@ class Dual(Boxed):
             v_primal, v_tangent = value.primal, value.tangent
         else:
             v_primal, v_tangent = value, None
+        self.primal = _writable(_lift(self.primal, v_primal))
         self.primal[index] = v_primal
         if v_tangent is None and self.tangent is None:
             return
-        if self.tangent is None:
-            self.tangent = np.zeros((v_tangent.shape[0],) + self.shape, self.dtype)
-        elif not getattr(self.tangent, "flags", None) or not self.tangent.flags.writeable:
-            self.tangent = self.tangent.copy()
-        t_index = (slice(None),) + (index if isinstance(index, tuple) else (index,))
-        if _has_advanced_index(t_index):
-            moved = np.moveaxis(self.tangent, 0, -1)
-            moved[index] = 0 if v_tangent is None else np.moveaxis(
-                align_tangent(v_tangent, moved[index].ndim - 1), 0, -1)
-        else:
-            self.tangent[t_index] = 0 if v_tangent is None else align_tangent(
-                v_tangent, self.tangent[t_index].ndim - 1)
+        # The tangent is replaced, not written into: a select of the scattered new
+        # tangent is exact, linear, and works for tangents that are only recorded.
+        picked_shape = np.broadcast_to(np.empty((), bool), self.shape)[index].shape
+        hits = _ops.batched_index_add(np.ones((1,) + picked_shape, np.int8), index_tuple,
+                                      self.shape)
+        if hits.max(initial=0) > 1:
+            raise ValueError("assigning to a Dual through repeated indices is ambiguous; "
+                             "give each position once")
+        new = 0
+        if v_tangent is not None:
+            new = _ops.batched_index_add(fit_tangent(v_tangent, picked_shape), index_tuple,
+                                         self.shape)
+        self.tangent = _ops.where(hits > 0, new, 0 if self.tangent is None else self.tangent)
 
     # -- NumPy protocols -----------------------------------------------------
 
@@ -491,7 +493,7 @@ def elementwise_jvp(prim: Primitive, primals: list, tangents: list, ans: Any) ->
             term = weight * t
         if total is None:
             total, owned = term, term is not t
-        elif owned and _can_add_in_place(total, term):
+        elif owned and total.size >= _IN_PLACE_MIN_SIZE and _can_add_in_place(total, term):
             np.add(total, term, out=total)  # large arrays: spare an allocation
         else:
             total, owned = total + term, True
@@ -505,8 +507,31 @@ _IN_PLACE_MIN_SIZE = 1 << 16
 
 def _can_add_in_place(total: Any, term: Any) -> bool:
     return (type(total) is np.ndarray and type(term) is np.ndarray
-            and total.size >= _IN_PLACE_MIN_SIZE and total.shape == term.shape
+            and total.shape == term.shape
             and total.dtype == np.result_type(total, term) and total.flags.writeable)
+
+
+def _writable(x: Any) -> Any:
+    """``x``, or a copy of it if it is a read-only view (a broadcast, say)."""
+    if isinstance(x, np.ndarray) and not x.flags.writeable:
+        return x.copy()
+    return x
+
+
+def _lift(container: Any, value: Any) -> Any:
+    """``container``, wrapped in zero-tangent Duals so that ``value``'s
+    perturbations (of tags below the writer's) can be stored in it."""
+    if not isinstance(value, Dual):
+        return container
+    if isinstance(container, Dual):
+        if container._tag is value._tag:
+            return container
+        if container._tag.level > value._tag.level:
+            container.primal = _lift(container.primal, value)
+            if container.tangent is not None:
+                container.tangent = _lift(container.tangent, value)
+            return container
+    return value._wrap(_lift(container, value.primal), None)
 
 
 def _static_index(index: Any) -> tuple:
@@ -517,12 +542,6 @@ def _static_index(index: Any) -> tuple:
             raise TypeError("a Dual cannot be used as an index; index with integers "
                             "or with boolean masks from comparisons")
     return tuple(np.asarray(i) if isinstance(i, list) else i for i in items)
-
-
-def _has_advanced_index(index: tuple) -> bool:
-    return any(isinstance(i, (np.ndarray, list)) or (hasattr(i, "__array__") and
-               not isinstance(i, (int, np.integer, slice))) for i in index
-               if i is not None and i is not Ellipsis)
 
 
 def _astype(x: Any, dtype) -> Any:

@@ -217,3 +217,78 @@ def test_repr_shows_both_parts():
 def test_primal_value_strips_every_tag():
     x = Dual(Dual(np.array(1.0), np.array(2.0)), np.array(3.0), batched=False)
     assert dualad.primal_value(x) == 1.0
+
+
+# -- building arrays element by element ------------------------------------------
+
+
+def robertson(y):
+    """The stiff Robertson kinetics right-hand side, written the usual NumPy way."""
+    k1, k2, k3 = 0.04, 3e7, 1e4
+    dy = np.zeros_like(y)
+    dy[0] = -k1 * y[0] + k3 * y[1] * y[2]
+    dy[1] = k1 * y[0] - k2 * y[1] ** 2 - k3 * y[1] * y[2]
+    dy[2] = k2 * y[1] ** 2
+    return dy
+
+
+def test_zeros_like_then_setitem_in_every_mode():
+    y = np.array([1.0, 2e-5, 0.1])
+    k1, k2, k3 = 0.04, 3e7, 1e4
+    expected = np.array([
+        [-k1, k3 * y[2], k3 * y[1]],
+        [k1, -2 * k2 * y[1] - k3 * y[2], -k3 * y[1]],
+        [0.0, 2 * k2 * y[1], 0.0],
+    ])
+    assert_allclose(jacfwd(robertson)(y), expected, rtol=1e-14)
+    assert_allclose(dualad.jacrev(robertson)(y), expected, rtol=1e-14)
+
+    def f(y):
+        return np.sum(robertson(y) ** 2)
+
+    hessians = [dualad.hessian(f, mode=m)(y) for m in ("hyperdual", "fwd-rev")]
+    assert_allclose(hessians[0], hessians[1], rtol=1e-12)
+    assert_allclose(hessians[0], jacfwd(jacfwd(f))(y), rtol=1e-12)
+
+
+def test_setitem_with_advanced_index_in_every_mode():
+    def g(x):
+        out = np.zeros_like(x)
+        out[[0, 2]] = x[[1, 0]] ** 2
+        return out
+
+    x = np.array([1.0, 2.0, 3.0])
+    expected = np.array([[0.0, 4.0, 0.0], [0.0, 0.0, 0.0], [2.0, 0.0, 0.0]])
+    assert_allclose(jacfwd(g)(x), expected)
+    assert_allclose(dualad.jacrev(g)(x), expected)
+    H = dualad.hessian(lambda x: np.sum(g(x) ** 2), mode="hyperdual")(x)
+    assert_allclose(H, np.diag([12.0, 48.0, 0.0]))  # ∂²(x₁⁴ + x₀⁴)
+
+
+def test_setitem_of_an_outer_variable_inside_an_inner_transform():
+    def outer(a):
+        def inner(x):
+            out = np.zeros_like(x)
+            out[0] = a * x[0]
+            out[1] = x[1]
+            return out
+
+        return jacfwd(inner)(np.array([1.0, 2.0]))
+
+    assert_allclose(jacfwd(outer)(3.0), [[1.0, 0.0], [0.0, 0.0]])
+
+
+def test_setitem_through_repeated_indices_is_refused():
+    x = Dual(np.zeros(3), np.ones(3))
+    with pytest.raises(ValueError, match="repeated"):
+        x[[0, 0]] = x[[1, 2]]
+
+
+def test_zeros_like_of_a_hyperdual_is_a_hyperdual():
+    h = dualad.HyperDual(np.ones(2), np.ones(2), np.ones(2))
+    z = np.zeros_like(h)
+    assert isinstance(z, dualad.HyperDual)
+    z[0] = h[1] * 3.0
+    assert_allclose(z.eps1eps2, [[[0.0, 0.0]]])
+    assert_allclose(z.eps1, [[3.0, 0.0]])
+    assert np.zeros_like(h, dtype=int).dtype == int

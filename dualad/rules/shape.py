@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dual import align_tangent, primal_value
+from ..dual import Dual, align_tangent, primal_value
 from ..primitive import Primitive, implements, register_function
 from .elementwise import where
 
@@ -501,9 +501,33 @@ def _on_primal(func):
 
 for _func in (np.argmax, np.argmin, np.argsort, np.argwhere, np.nonzero, np.flatnonzero,
               np.count_nonzero, np.searchsorted, np.round, np.around, np.isclose,
-              np.allclose, np.array_equal, np.all, np.any, np.zeros_like, np.ones_like,
-              np.empty_like, np.full_like, np.array_equiv):
+              np.allclose, np.array_equal, np.all, np.any, np.array_equiv):
     _on_primal(_func)
+del _func
+
+
+def _constant_like(func):
+    """``np.zeros_like(dual)`` and friends: a Dual of the same kind with a zero
+    tangent, so that code filling an array element by element keeps derivatives."""
+
+    def implementation(a, *args, dtype=None, **kwargs):
+        value = func(primal_value(a), *args, dtype=dtype, **kwargs)
+        if value.dtype.kind != "f" or not isinstance(a, Dual):
+            return value
+        return _constant_of_kind(a, value)
+
+    implementation.__name__ = func.__name__
+    register_function(func, implementation)
+
+
+def _constant_of_kind(a, value):
+    inner = a.primal
+    primal = _constant_of_kind(inner, value) if isinstance(inner, Dual) else value
+    return a._wrap(primal, None)
+
+
+for _func in (np.zeros_like, np.ones_like, np.empty_like, np.full_like):
+    _constant_like(_func)
 del _func
 
 from . import reductions  # noqa: E402  (reductions build on this module: bound late)
