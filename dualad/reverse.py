@@ -6,9 +6,9 @@ being linear in the tangents and written with primitives, records linear
 primitives on a :class:`Tape` instead of computing. Transposing that tape —
 walking it backwards and applying each linear primitive's transpose rule — is
 the vector-Jacobian product. No nonlinear primitive has a hand-written VJP:
-the elementwise ones are covered by ``multiply``'s transpose applied to their
-partials, everything else by the transposes of the linear primitives their JVP
-rules use.
+an elementwise one records its row of partials as one ``combine`` node, whose
+transpose is unbroadcast(ct·∂ᵢ) for each argument; everything else is covered
+by the transposes of the linear primitives its JVP rule uses.
 
 Cotangents carry a leading axis of B cotangent seeds, so ``jacrev`` pulls back
 a chunk of output directions in one backward pass. Each tape belongs to its
