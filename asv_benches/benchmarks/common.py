@@ -1,6 +1,8 @@
-"""What the benchmark modules share: checked thunks, made once per process."""
+"""What the benchmark modules share: checked thunks made once per process, and
+the three benchmark classes of a problem (:func:`benchmark_classes`)."""
 
 import functools
+from collections.abc import Mapping
 
 from dualad import bench
 
@@ -18,3 +20,90 @@ def thunk(problem: str, impl: str) -> bench.Thunk:
     skips it) every time, since exceptions are not cached.
     """
     return bench.PROBLEMS[problem].make(impl)
+
+
+class _Implementation:
+    """One implementation of a problem: the last parameter names it, after the
+    problem's size ``n`` in a size sweep. (The leading underscore keeps asv from
+    taking these base classes for benchmarks.)"""
+
+    problems: dict[tuple, str] = {}  # (n,), or () for a single problem -> problem name
+
+    def setup(self, *params):
+        *size, impl = params
+        self.problem = self.problems[tuple(size)]
+        self.call = thunk(self.problem, impl)
+
+
+class _Times(_Implementation):
+    def time_call(self, *params):
+        self.call()
+
+
+class _Ratio(_Implementation):
+    measure_repeat, measure_min_time = 5, 0.05  # bench.measure's repeat and min_time
+
+    def setup(self, *params):
+        super().setup(*params)
+        self.primal = thunk(self.problem, "primal")
+
+    def track_ratio_to_primal(self, *params):
+        impl = params[-1]
+        times = bench.measure({"primal": self.primal, impl: self.call},
+                              repeat=self.measure_repeat, min_time=self.measure_min_time)
+        return times[impl] / times["primal"]
+
+    track_ratio_to_primal.unit = "ratio"
+
+
+def benchmark_classes(module: str, name: str, problems: str | Mapping[int, str], *,
+                      timeout: float = 120.0, ratio_repeat: int = 5,
+                      ratio_min_time: float = 0.05,
+                      peers_repeat: tuple[int, int, float] | int = 0) -> tuple[type, type, type]:
+    """The three asv classes of one problem of :data:`dualad.bench.PROBLEMS`, or of
+    a size sweep given as ``{n: problem name}`` (``n`` becomes the first parameter):
+
+    - ``name.time_call``: absolute times of the NumPy primal and of dualad's
+      implementation(s), parameter ``impl``;
+    - ``namePeers.time_call``: absolute times of the peers, parameter ``peer``;
+    - ``nameRatio.track_ratio_to_primal``: dualad's and the peers' times over the
+      primal's, both timed in this process (:func:`dualad.bench.measure` with
+      ``ratio_repeat`` and ``ratio_min_time``), unit "ratio".
+
+    ``module`` is the caller's ``__name__``, and the caller binds the classes to
+    module-level names: asv finds benchmark classes among a module's attributes
+    and names them after the module and the class's ``__name__``. ``timeout``
+    applies to all three classes; ``peers_repeat`` is the peers' asv ``repeat``
+    (0: asv's default).
+    """
+    names = {(): problems} if isinstance(problems, str) else {(n,): p for n, p in problems.items()}
+    sizes = [key[0] for key in names if key]
+    first = bench.PROBLEMS[next(iter(names.values()))]
+
+    def parametrised(impls, param):
+        """asv ``params`` and ``param_names``: the sizes, if any, then ``impls``."""
+        return ([sizes, impls], ["n", param]) if sizes else (impls, [param])
+
+    class Times(_Times):
+        """Absolute times of one call: the NumPy primal and dualad's transform(s)."""
+
+        params, param_names = parametrised(["primal", *first.own], "impl")
+
+    class Peers(_Times):
+        """Absolute times of one call of the same transform by peer libraries."""
+
+        params, param_names = parametrised(first.peers, "peer")
+        repeat = peers_repeat
+
+    class Ratio(_Ratio):
+        """Time over the NumPy primal's, both timed in this process (the dashboard's
+        ratios, which survive a change of machine far better than absolute times)."""
+
+        params, param_names = parametrised([*first.own, *first.peers], "impl")
+        measure_repeat, measure_min_time = ratio_repeat, ratio_min_time
+
+    for cls, suffix in ((Times, ""), (Peers, "Peers"), (Ratio, "Ratio")):
+        cls.__name__ = cls.__qualname__ = name + suffix
+        cls.__module__ = module
+        cls.problems, cls.timeout = names, timeout
+    return Times, Peers, Ratio

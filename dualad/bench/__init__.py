@@ -1,0 +1,111 @@
+"""Benchmarks of dualad against its primal and its peers, in one process.
+
+This package is the one place where the benchmark problems are defined. Two
+front ends use it:
+
+- ``python -m dualad bench`` (:func:`main`) times everything in one process,
+  in about a minute, and prints a table of ratios to the primal, then one table
+  per size sweep (the Helmholtz free energy of issue 4: a row per n);
+- the asv suite under ``asv_benches/`` imports the same :class:`Problem` objects
+  for its ``time_`` and ``track_`` benchmarks (the performance dashboard).
+
+A :class:`Problem` is a primal function, the dualad transform(s) of it, and the
+same transform done by peer libraries. Each is built by a *factory*: a function
+that prepares inputs, compiles or warms up, checks the result once against the
+known derivative, and returns a zero-argument *thunk* that does one measured
+call. Peers are imported lazily, inside their factories; a factory whose
+library is missing raises :class:`PeerUnavailable`, a ``NotImplementedError``,
+which asv reports as a skipped benchmark. Every ratio divides by the *NumPy*
+primal: "how much slower than the NumPy code I already have".
+
+The modules, by family: :mod:`~dualad.bench.core` (:class:`Problem`,
+:func:`measure`, the factories' helpers), :mod:`~dualad.bench.forward` (the JVP
+and the small ``jacfwd``), :mod:`~dualad.bench.second_order` (Rosenbrock's
+Hessian and HVP), :mod:`~dualad.bench.reverse` (the gradients: the large sum
+and the Helmholtz sweep), :mod:`~dualad.bench.registry` (:data:`PROBLEMS`,
+:data:`GROUPS`), :mod:`~dualad.bench.report` (:func:`run` and the tables) and
+:mod:`~dualad.bench.cli` (:func:`main`). Every public name is importable from
+``dualad.bench`` itself.
+
+Only dualad's public API (``dualad.jvp``, ``dualad.jacfwd``, ``dualad.grad``,
+``dualad.hessian``, ``dualad.hvp``) is used here.
+
+A problem's target is a fixed ratio (issues 2 and 4), the best ratio measured
+for a set of peers dualad must beat (issue 3: "faster than every NumPy-level
+peer"), both (the tighter wins), or nothing: a problem that is only reported.
+Most problems have one dualad implementation, ``"dualad"``; the Helmholtz
+problems have two, ``"dualad-fwd"`` (``jacfwd``, all seeds in one pass) and
+``"dualad-rev"`` (``grad``), each with its own target (:attr:`Problem.own`).
+Thunks that take a second or more per call are timed once (see
+:func:`measure`), so that slow ones (numdifftools' Hessian at n = 100, about
+2 s a call) keep the whole run short.
+
+Examples
+--------
+>>> from dualad import bench
+>>> problem = bench.PROBLEMS["jacfwd_textbook"]
+>>> run = problem.make("dualad")         # checked once against the known gradient
+>>> [float(g) for g in run()]
+[5.5, 1.7163378145367738]
+>>> times = bench.measure({"primal": problem.make("primal"), "dualad": run},
+...                       repeat=2, min_time=0.001)
+>>> sorted(times)
+['dualad', 'primal']
+
+The Hessian problems check dualad against ``scipy.optimize.rosen_hess``:
+
+>>> bench.PROBLEMS["hessian_rosenbrock_10"].make("dualad")().shape
+(10, 10)
+
+The Helmholtz problems check every implementation against the hand-written
+gradient :func:`helmholtz_grad` (itself checked by the complex step):
+
+>>> helm = bench.PROBLEMS["helmholtz_8"]
+>>> helm.own, helm.group, helm.size
+(('dualad-fwd', 'dualad-rev'), 'helmholtz', 8)
+>>> helm.make("dualad-rev")().shape
+(8,)
+>>> bench.PROBLEMS["helmholtz_50"].target_of("dualad-fwd")
+7.5
+"""
+
+from __future__ import annotations
+
+from .cli import main
+from .core import Factory, PeerUnavailable, Problem, Thunk, measure, ratio
+from .forward import (TEXTBOOK_GRADIENT, TEXTBOOK_POINT, TEXTBOOK_VALUE, jacfwd_textbook,
+                      jvp_sum_sin_exp, sum_sin_exp, textbook)
+from .registry import GROUPS, PEER_NAMES, PROBLEMS
+from .report import Result, format_group_table, format_table, run
+from .reverse import (HELMHOLTZ_R, HELMHOLTZ_SIZES, HELMHOLTZ_T, HELMHOLTZ_TARGETS,
+                      grad_sum_sin_exp, helmholtz, helmholtz_grad, helmholtz_problem,
+                      sum_sin_exp_grad)
+from .second_order import (APPROX_RTOL, EXACT_RTOL, HESSIAN_SIZES, HESSIAN_TARGETS,
+                           NUMPY_LEVEL_PEERS, hessian_rosenbrock, hvp_rosenbrock, rosenbrock)
+
+__all__ = [
+    "GROUPS",
+    "HELMHOLTZ_SIZES",
+    "HESSIAN_SIZES",
+    "NUMPY_LEVEL_PEERS",
+    "PROBLEMS",
+    "PEER_NAMES",
+    "PeerUnavailable",
+    "Problem",
+    "Result",
+    "format_group_table",
+    "format_table",
+    "grad_sum_sin_exp",
+    "helmholtz",
+    "helmholtz_grad",
+    "helmholtz_problem",
+    "hessian_rosenbrock",
+    "hvp_rosenbrock",
+    "jacfwd_textbook",
+    "jvp_sum_sin_exp",
+    "main",
+    "measure",
+    "ratio",
+    "rosenbrock",
+    "run",
+]

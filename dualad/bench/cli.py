@@ -1,0 +1,82 @@
+"""``python -m dualad bench``: parse the arguments, measure, print the tables."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+import dualad
+
+from .registry import GROUP_NOTES, GROUPS, PEER_NAMES, PROBLEMS
+from .report import format_group_table, format_table, format_times, run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m dualad bench``: measure and print the table.
+
+    Returns 0, or 1 with ``--check`` when dualad misses a target.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m dualad bench",
+        description="Time dualad's transforms against the NumPy primal and peer libraries "
+                    "(jax, autograd, num-dual, numdifftools, torch when installed), "
+                    "in one process: a table of problems, then one per size sweep "
+                    "(helmholtz).")
+    parser.add_argument("--only", action="append", choices=sorted([*PROBLEMS, *GROUPS]),
+                        metavar="NAME",
+                        help="run only this problem, or this group of problems (repeatable): "
+                             f"{', '.join([*PROBLEMS, *GROUPS])}")
+    parser.add_argument("--peers", default="all",
+                        help="comma-separated peers to include, 'all' (default) or 'none'; "
+                             f"known: {', '.join(PEER_NAMES)}")
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="timing loops per implementation; the best is kept (default 5)")
+    parser.add_argument("--min-time", type=float, default=0.02,
+                        help="seconds each timing loop lasts at least (default 0.02)")
+    parser.add_argument("--times", action="store_true",
+                        help="also list every implementation's absolute time")
+    parser.add_argument("--check", action="store_true",
+                        help="exit with status 1 if dualad misses a target")
+    parser.add_argument("--slow", type=float, default=1.0,
+                        help="time once, not in loops, what takes this many seconds per "
+                             "call (default 1)")
+    args = parser.parse_args(argv)
+
+    if args.peers == "all":
+        peers = None
+    elif args.peers == "none":
+        peers = []
+    else:
+        peers = [p.strip() for p in args.peers.split(",") if p.strip()]
+        unknown = sorted(set(peers) - set(PEER_NAMES))
+        if unknown:
+            parser.error(f"unknown peer(s) {', '.join(unknown)}; known: {', '.join(PEER_NAMES)}")
+    selected = dict.fromkeys(
+        p.name for name in (args.only or PROBLEMS)
+        for p in ([q for q in PROBLEMS.values() if q.group == name] if name in GROUPS
+                  else [PROBLEMS[name]]))
+    problems = [PROBLEMS[name] for name in selected]
+
+    results = run(problems, peers=peers, repeat=args.repeat, min_time=args.min_time,
+                  slow=args.slow)
+    print(f"dualad {dualad.__version__}, numpy {np.__version__}, Python "
+          f"{sys.version.split()[0]}; best of {args.repeat} loops of >= {args.min_time:g} s "
+          f"(one call when a call takes >= {args.slow:g} s)")
+    single = [r for r in results if r.problem.group is None]
+    if single:
+        print()
+        print(format_table(single))
+    for group in dict.fromkeys(r.problem.group for r in results if r.problem.group):
+        print()
+        print(format_group_table([r for r in results if r.problem.group == group],
+                                 title=GROUPS.get(group, group),
+                                 notes=GROUP_NOTES.get(group, ())))
+    if args.times:
+        print()
+        print(format_times(results))
+    missed = [r.problem.name for r in results if r.met is False]
+    return 1 if args.check and missed else 0
+

@@ -1,0 +1,180 @@
+"""The machinery every benchmark problem uses: :class:`Problem`, checked thunks, timing.
+
+A :class:`Problem` names its implementations and builds each with a *factory*
+(see :mod:`dualad.bench`); :func:`checked` is how a factory checks its thunk
+once before it is timed, and :func:`measure` times thunks round-robin.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import timeit
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Thunk = Callable[[], Any]
+Factory = Callable[[], Thunk]
+
+
+class PeerUnavailable(NotImplementedError):
+    """A peer library is not installed, or lacks the transform (asv: skipped)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One benchmark: a primal, dualad's transform(s) of it, and peers doing the same.
+
+    Attributes
+    ----------
+    name:
+        Identifier used by ``--only`` and by the asv benchmark names.
+    title:
+        One line for the table.
+    target:
+        The largest acceptable ratio of dualad's time to the primal's, or
+        ``None``: no fixed target. With several dualad implementations
+        (:attr:`own`), a mapping from each to its target (absent: none).
+    factories:
+        ``"primal"``, dualad's implementations (:attr:`own`) and one entry per
+        peer, each a factory returning a checked thunk (see :mod:`dualad.bench`).
+    reference:
+        Ratios to the primal quoted in the issue for the peers, on the machine
+        the issue was measured on: context for the table, not a test.
+    beat:
+        Peers dualad must be faster than, in this run: the best ratio measured
+        among them becomes the target (tightening ``target`` if both are given).
+        A problem with neither ``target`` nor ``beat`` is only reported.
+    issue:
+        The issue that asked for this benchmark (labels the reference row).
+    own:
+        The factories that are dualad's: ``("dualad",)``, or e.g. the forward
+        and reverse gradients ``("dualad-fwd", "dualad-rev")``. The rest are peers.
+    published:
+        Further reference ratios, by source (a paper's figures), shown like
+        ``reference``.
+    group, size:
+        Problems of one size sweep share a ``group`` and differ in ``size``;
+        :func:`main` prints a group as its own table, one row per size
+        (:func:`format_group_table`), and ``--only GROUP`` selects all of them.
+    """
+
+    name: str
+    title: str
+    target: float | Mapping[str, float] | None
+    factories: dict[str, Factory]
+    reference: dict[str, float] = field(default_factory=dict)
+    beat: tuple[str, ...] = ()
+    issue: int = 2
+    own: tuple[str, ...] = ("dualad",)
+    published: dict[str, dict[str, float]] = field(default_factory=dict)
+    group: str | None = None
+    size: int | None = None
+
+    @property
+    def peers(self) -> list[str]:
+        """The peer implementations, in table order."""
+        return [k for k in self.factories if k != "primal" and k not in self.own]
+
+    def target_of(self, impl: str = "dualad") -> float | None:
+        """The fixed target ratio of one of dualad's implementations, if any."""
+        if isinstance(self.target, Mapping):
+            return self.target.get(impl)
+        return self.target if impl in self.own else None
+
+    def make(self, impl: str) -> Thunk:
+        """A checked, warmed-up thunk doing one call of ``impl``."""
+        try:
+            factory = self.factories[impl]
+        except KeyError:
+            raise PeerUnavailable(f"{self.name} has no implementation {impl!r}") from None
+        return factory()
+
+
+# -- timing --------------------------------------------------------------------
+
+
+def measure(thunks: dict[str, Thunk], *, repeat: int = 5,
+            min_time: float = 0.02, slow: float = 1.0) -> dict[str, float]:
+    """Best seconds per call of each thunk, timed round-robin in this process.
+
+    Each thunk is looped ``number`` times, ``number`` chosen so that one loop
+    takes at least ``min_time`` seconds; the loops of all thunks alternate
+    ``repeat`` times and the minimum per call is kept. Alternating makes the
+    ratios robust to the machine speeding up or slowing down during the run.
+
+    A thunk whose first timed call takes ``slow`` seconds or more is timed by
+    that one call (its factory has already warmed it up), and not looped: a
+    single timing of a call that long is as good as a minimum of several, and
+    it keeps the run short.
+    """
+    timers = {}
+    best = dict.fromkeys(thunks, math.inf)
+    for name, thunk in thunks.items():
+        timer = timeit.Timer(thunk)
+        number = 1
+        while True:
+            elapsed = timer.timeit(number)
+            if elapsed >= min_time:
+                break
+            number = max(number * 2, int(number * 1.2 * min_time / max(elapsed, 1e-9)))
+        if number == 1 and elapsed >= slow:
+            best[name] = elapsed
+        else:
+            timers[name] = (timer, number)
+    for _ in range(repeat):
+        for name, (timer, number) in timers.items():
+            best[name] = min(best[name], timer.timeit(number) / number)
+    return best
+
+
+def ratio(problem: Problem, impl: str = "dualad", *, repeat: int = 7,
+          min_time: float = 0.05) -> float:
+    """Time of ``impl`` over time of the primal, both measured now, alternately."""
+    times = measure({"primal": problem.make("primal"), impl: problem.make(impl)},
+                    repeat=repeat, min_time=min_time)
+    return times[impl] / times["primal"]
+
+
+# -- factories' helpers ------------------------------------------------------------
+
+
+def checked(thunk: Thunk, expected: Any, read: Callable[[Any], Any] = lambda r: r,
+             what: str = "result", rtol: float = 1e-9, scaled: bool = False) -> Thunk:
+    """Call ``thunk`` once (warm-up), check ``read(result)`` against ``expected``.
+
+    Elementwise relative error ≤ ``rtol``; or, with ``scaled``, the largest
+    error relative to the largest ``|expected|`` (for matrices with zeros,
+    which an approximate method does not reproduce exactly, and for gradients
+    with entries near zero).
+    """
+    result = read(thunk())
+    try:  # arrays of any library, and tuples of scalars
+        got = np.asarray(result, dtype=float).ravel()
+    except Exception:  # ragged tuples, tensors that require grad: one scalar at a time
+        got = np.asarray([float(v) for v in np.ravel(np.asarray(result, dtype=object))])
+    want = np.ravel(np.asarray(expected, dtype=float))
+    atol = rtol * float(np.max(np.abs(want), initial=0.0)) if scaled else 0.0
+    if got.shape != want.shape or not np.allclose(got, want, rtol=0.0 if scaled else rtol,
+                                                  atol=atol):
+        err = np.max(np.abs(got - want), initial=0.0) if got.shape == want.shape else "-"
+        raise AssertionError(f"{what}: got {got}, expected {want} (max error {err})")
+    return thunk
+
+
+def require(module: str):
+    """Import a peer library, or raise :class:`PeerUnavailable`."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise PeerUnavailable(f"{module} is not installed") from exc
+
+
+def import_jax():
+    """``jax``, with float64 enabled (the peers compare float64 results)."""
+    jax = require("jax")
+    jax.config.update("jax_enable_x64", True)
+    return jax
