@@ -20,6 +20,7 @@ from .primitive import (
     FUNCTION_HANDLERS,
     MINUS_ONE,
     ONE,
+    Over,
     UFUNC_HANDLERS,
     Boxed,
     Primitive,
@@ -487,6 +488,8 @@ def elementwise_jvp(prim: Primitive, primals: list, tangents: list, ans: Any) ->
             term = t
         elif weight is MINUS_ONE:
             term = -t
+        elif type(weight) is Over:
+            term = _ops.scale(weight.reciprocal(), t) if nonfinite else t / weight.denominator
         elif nonfinite:
             term = _ops.scale(weight, t)
         else:

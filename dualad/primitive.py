@@ -25,6 +25,7 @@ import numpy as np
 __all__ = [
     "Primitive",
     "Tag",
+    "Over",
     "Boxed",
     "register_function",
     "UFUNC_HANDLERS",
@@ -35,6 +36,19 @@ __all__ = [
 # Partials may be these literals; the interpreters then skip the multiply.
 ONE = 1
 MINUS_ONE = -1
+
+
+class Over:
+    """A partial written as ``1 / denominator``: applied as ``t / denominator``,
+    one division instead of a reciprocal and a product (``log: Over(x)``)."""
+
+    __slots__ = ("denominator",)
+
+    def __init__(self, denominator: Any) -> None:
+        self.denominator = denominator
+
+    def reciprocal(self) -> Any:
+        return 1.0 / self.denominator
 
 UFUNC_HANDLERS: dict[np.ufunc, Callable] = {}
 FUNCTION_HANDLERS: dict[Callable, Callable] = {}
@@ -102,7 +116,8 @@ class Primitive:
     partials:
         For elementwise operations: one entry per argument, each a function
         ``(ans, *args) -> ∂ans/∂arg`` written with primitives (or ``None`` for
-        an argument that is not differentiable, or the literal ``1``/``-1``).
+        an argument that is not differentiable, the literal ``1``/``-1``, or
+        ``Over(d)`` for a partial ``1/d``).
         Every mode derives what it needs from this row.
     jvp:
         For everything else: ``jvp(primals, tangents, ans, **params)`` giving

@@ -3,8 +3,8 @@
 Each row gives ``∂ans/∂argᵢ`` as a function of ``(ans, *args)`` written with
 primitives of the table and Python operators (which are primitives on Duals
 and go straight to NumPy on plain arrays), so the row can itself be
-differentiated. ``ONE`` and
-``MINUS_ONE`` mark constant partials that need no multiply.
+differentiated. ``ONE`` and ``MINUS_ONE`` mark constant partials that need no
+multiply, and ``Over(d)`` a partial 1/d applied as one division.
 
 Conventions at points where a function is not differentiable (see
 docs/conventions): the derivative at a kink is the midpoint of the one-sided
@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from ..dual import align_tangent, fit_tangent, primal_value
-from ..primitive import (MINUS_ONE, NON_DIFFERENTIABLE, ONE, UFUNC_HANDLERS, Primitive,
+from ..primitive import (MINUS_ONE, NON_DIFFERENTIABLE, ONE, UFUNC_HANDLERS, Over, Primitive,
                          implements, register_function)
 
 _LN2 = math.log(2.0)
@@ -94,7 +94,7 @@ subtract = elementwise(np.subtract, ONE, MINUS_ONE, linear="all",
                        transpose=_transposes(lambda ct, x, y: ct, lambda ct, x, y: -ct))
 multiply = elementwise(np.multiply, lambda ans, x, y: y, lambda ans, x, y: x, linear="one",
                        transpose=_transposes(lambda ct, x, y: ct * y, lambda ct, x, y: x * ct))
-divide = elementwise(np.divide, lambda ans, x, y: 1.0 / y,  # not reciprocal: y may be an int
+divide = elementwise(np.divide, lambda ans, x, y: Over(y),
                      lambda ans, x, y: -(ans / y), linear=(0,),
                      transpose=_transposes(lambda ct, x, y: ct / y, None))
 negative = elementwise(np.negative, MINUS_ONE, linear="all",
@@ -121,6 +121,8 @@ def _weighted(weight, ct, safe: bool):
         return ct
     if weight is MINUS_ONE:
         return -ct
+    if type(weight) is Over:
+        return scale(weight.reciprocal(), ct) if safe else ct / weight.denominator
     return scale(weight, ct) if safe else ct * weight
 
 
@@ -175,10 +177,10 @@ cbrt = elementwise(np.cbrt, lambda ans, x: 1.0 / (3.0 * (ans * ans)), nonfinite=
 exp = elementwise(np.exp, lambda ans, x: ans)
 exp2 = elementwise(np.exp2, lambda ans, x: ans * _LN2)
 expm1 = elementwise(np.expm1, lambda ans, x: ans + 1.0)
-log = elementwise(np.log, lambda ans, x: 1.0 / x)
-log2 = elementwise(np.log2, lambda ans, x: 1.0 / (x * _LN2))
-log10 = elementwise(np.log10, lambda ans, x: 1.0 / (x * _LN10))
-log1p = elementwise(np.log1p, lambda ans, x: 1.0 / (x + 1.0))
+log = elementwise(np.log, lambda ans, x: Over(x))
+log2 = elementwise(np.log2, lambda ans, x: Over(x * _LN2))
+log10 = elementwise(np.log10, lambda ans, x: Over(x * _LN10))
+log1p = elementwise(np.log1p, lambda ans, x: Over(x + 1.0))
 # Written with exp of a difference, which never overflows (ans ≥ x, y).
 logaddexp = elementwise(np.logaddexp, lambda ans, x, y: exp(x - ans),
                         lambda ans, x, y: exp(y - ans))
@@ -196,7 +198,7 @@ arcsin = elementwise(np.arcsin, lambda ans, x: 1.0 / sqrt(1.0 - x * x),
                      nonfinite=True)
 arccos = elementwise(np.arccos, lambda ans, x: -1.0 / sqrt(1.0 - x * x),
                      nonfinite=True)
-arctan = elementwise(np.arctan, lambda ans, x: 1.0 / (1.0 + x * x))
+arctan = elementwise(np.arctan, lambda ans, x: Over(1.0 + x * x))
 arctan2 = elementwise(np.arctan2,
                       lambda ans, y, x: x / (x * x + y * y),
                       lambda ans, y, x: -y / (x * x + y * y))
@@ -205,7 +207,7 @@ hypot = elementwise(np.hypot, lambda ans, x, y: safe_divide(x, ans),
 sinh = elementwise(np.sinh, lambda ans, x: cosh(x))
 cosh = elementwise(np.cosh, lambda ans, x: sinh(x))
 tanh = elementwise(np.tanh, lambda ans, x: 1.0 - ans * ans)
-arcsinh = elementwise(np.arcsinh, lambda ans, x: 1.0 / hypot(x, 1.0))
+arcsinh = elementwise(np.arcsinh, lambda ans, x: Over(hypot(x, 1.0)))
 arccosh = elementwise(np.arccosh, lambda ans, x: 1.0 / sqrt(x * x - 1.0),
                       nonfinite=True)
 arctanh = elementwise(np.arctanh, lambda ans, x: 1.0 / (1.0 - x * x), nonfinite=True)
