@@ -18,6 +18,7 @@ import numpy as np
 
 from .primitive import (
     FUNCTION_HANDLERS,
+    backend_of,
     MINUS_ONE,
     ONE,
     Over,
@@ -75,7 +76,7 @@ class Dual(Boxed):
                  tag: Tag | None = None) -> None:
         primal = as_float_array(primal)
         if tangent is not None:
-            tangent = np.asarray(tangent, dtype=primal.dtype)
+            tangent = as_float_array(tangent, primal.dtype)
             if not batched:
                 check_tangent_shape(primal.shape, tangent.shape)
                 tangent = tangent[np.newaxis]
@@ -280,7 +281,10 @@ class Dual(Boxed):
         else:
             v_primal, v_tangent = value, None
         self.primal = _writable(_lift(self.primal, v_primal))
-        self.primal[index] = v_primal
+        if isinstance(self.primal, (np.ndarray, Dual)):
+            self.primal[index] = v_primal
+        else:  # an immutable array (JAX): a functional update
+            self.primal = self.primal.at[index].set(v_primal)
         if v_tangent is None and self.tangent is None:
             return
         # The tangent is replaced, not written into: a select of the scattered new
@@ -409,11 +413,16 @@ def primal_value(x: Any) -> Any:
     return x
 
 
-def as_float_array(x: Any) -> Any:
-    """``x`` as an array of real floats: ints and bools become float64."""
+def as_float_array(x: Any, dtype: Any = None) -> Any:
+    """``x`` as an array of real floats (of ``dtype`` if given): ints and bools
+    become float64. Arrays of another registered backend (JAX) stay theirs."""
     if isinstance(x, Dual):
         return x
-    x = np.asarray(x)
+    if not isinstance(x, np.ndarray) and backend_of((x,)) != "numpy":
+        if dtype is not None:
+            return x.astype(dtype)
+    else:
+        x = np.asarray(x, dtype=dtype)
     kind = x.dtype.kind
     if kind == "f":
         return x

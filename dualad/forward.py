@@ -74,7 +74,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool =
     duals = []
     for p, t in zip(p_leaves, t_leaves):
         p = as_float_array(p)
-        t = t if isinstance(t, Dual) else np.asarray(t, dtype=p.dtype)
+        t = as_float_array(t, p.dtype)
         if batched:
             check_tangent_shape(p.shape, t.shape[1:], seeds=True)
             if seeds is not None and t.shape[0] != seeds:

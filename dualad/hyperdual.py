@@ -63,7 +63,7 @@ class HyperDual(Dual):
         def part(value, axes):
             if value is None:
                 return None
-            value = np.asarray(value, dtype=dtype)
+            value = as_float_array(value, dtype)
             if not batched:
                 check_tangent_shape(shape, value.shape)
                 return value.reshape((1,) * axes + shape)

@@ -27,6 +27,7 @@ __all__ = [
     "Tag",
     "Over",
     "Boxed",
+    "register_backend",
     "register_function",
     "UFUNC_HANDLERS",
     "FUNCTION_HANDLERS",
@@ -53,6 +54,8 @@ class Over:
 UFUNC_HANDLERS: dict[np.ufunc, Callable] = {}
 FUNCTION_HANDLERS: dict[Callable, Callable] = {}
 NON_DIFFERENTIABLE: set[Callable] = set()
+#: Every primitive ever declared, so a backend can give each its kernel.
+PRIMITIVES: list[Primitive] = []
 
 # (array type, backend name) pairs registered by optional backends such as
 # dualad_gpu; empty means every kernel call is a NumPy call.
@@ -169,13 +172,24 @@ class Primitive:
                              "linear= needs a transpose rule")
         self.name = name
         self.kernels = {"numpy": kernel}
-        self.impl = kernel  # what runs on plain arrays; a dispatcher once backends register
+        # What runs on plain arrays: the NumPy kernel itself, until another array
+        # backend registers and a dispatch by argument type becomes necessary.
+        self.impl = kernel if not _FOREIGN_ARRAY_TYPES else self._dispatch
         self.partials = tuple(partials) if partials is not None else None
         self.jvp_rule = jvp
         self.transpose_rule = transpose
         self.linear = linear
         self.shape_rule = shape_rule
         self.nonfinite_partials = nonfinite_partials
+        PRIMITIVES.append(self)
+
+    def _dispatch(self, *args: Any, **params: Any) -> Any:
+        backend = backend_of(args)
+        kernel = self.kernels.get(backend)
+        if kernel is None:
+            raise TypeError(f"primitive {self.name!r} has no {backend} kernel; give it one "
+                            f"with dualad.primitive.register_backend")
+        return kernel(*args, **params)
 
     @property
     def differentiable(self) -> bool:
@@ -193,6 +207,23 @@ class Primitive:
 
     def __repr__(self) -> str:
         return f"<dualad primitive {self.name}>"
+
+
+def register_backend(name: str, array_type: type,
+                     kernels: dict[Primitive, Callable]) -> None:
+    """Run primitives on another array library (``dualad_gpu`` registers JAX).
+
+    ``array_type`` identifies that library's arrays (``jax.Array``, which
+    tracers are too); ``kernels`` maps each primitive to its implementation
+    there. A primitive called with such an array uses that kernel; NumPy-only
+    calls keep their NumPy kernel.
+    """
+    if all(name != known for _, known in _FOREIGN_ARRAY_TYPES):
+        _FOREIGN_ARRAY_TYPES.append((array_type, name))
+    for prim, kernel in kernels.items():
+        prim.kernels[name] = kernel
+    for prim in PRIMITIVES:
+        prim.impl = prim._dispatch
 
 
 def register_function(numpy_function: Callable, implementation: Callable) -> Callable:

@@ -24,7 +24,7 @@ import numpy as np
 import optree
 
 from . import ops
-from .dual import Dual, primal_value
+from .dual import Dual, as_float_array, primal_value
 from .forward import Inputs, auto_chunk, check_chunk_size, seed_block, zeros_like_output
 from .primitive import UFUNC_HANDLERS, Boxed, Primitive, Tag, missing_rule_error
 
@@ -271,7 +271,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
                              f"{out_tree}, got {ct_tree}")
         out_cts = []
         for value, c in zip(primal_leaves, ct_leaves):
-            c = c if isinstance(c, Dual) else np.asarray(c, dtype=_float_dtype(value))
+            c = as_float_array(c, _float_dtype(value))
             if np.shape(primal_value(c)) != np.shape(primal_value(value)):
                 raise ValueError(f"cotangent shape {np.shape(primal_value(c))} does not "
                                  f"match the output shape {np.shape(primal_value(value))}")

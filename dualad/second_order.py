@@ -150,7 +150,7 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
                          f"{inputs.tree} and {t_tree}")
     directions = []
     for x, t in zip(inputs.leaves, t_leaves):
-        t = np.asarray(t, dtype=x.dtype)
+        t = as_float_array(t, x.dtype)
         if t.shape != x.shape:
             raise ValueError(f"tangent shape {t.shape} does not match the primal shape "
                              f"{x.shape}")

@@ -351,10 +351,12 @@ log_abs_det = Primitive("log_abs_det", lambda a: np.linalg.slogdet(a)[1],
 _SlogdetResult = type(np.linalg.slogdet(np.eye(1)))
 
 
+sign_of_det = Primitive("sign_of_det", lambda a: np.linalg.slogdet(a)[0])
+
+
 @implements(np.linalg.slogdet)
 def _slogdet(a):
-    sign = np.linalg.slogdet(primal_value(a))[0]
-    return _SlogdetResult(sign, log_abs_det(a))
+    return _SlogdetResult(sign_of_det(primal_value(a)), log_abs_det(a))
 
 
 @implements(np.linalg.norm)

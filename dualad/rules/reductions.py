@@ -136,7 +136,8 @@ cumsum = Primitive(
 
 def _cumprod_jvp(primals, tangents, ans, axis):
     x, t = primals[0], tangents[0]
-    if np.all(primal_value(x) != 0):
+    value = primal_value(x)
+    if isinstance(value, (np.ndarray, np.generic)) and np.all(value != 0):
         return ans * cumsum(t / x, axis=axis + 1)
     # With zeros, run the recurrence  ẏᵢ = xᵢ·ẏᵢ₋₁ + yᵢ₋₁·tᵢ  along the axis.
     def at(a, i, shift=0):

@@ -368,9 +368,14 @@ def _array_split(ary, indices_or_sections, axis=0):
 # ---------------------------------------------------------------------------
 
 
+def _index_array(indices):
+    """Integer indices as an array (of NumPy, unless they already are one of JAX)."""
+    return indices if hasattr(indices, "ndim") else np.asarray(indices)
+
+
 def take_along(a, indices, axis: int):
     """``a`` indexed by ``indices`` along ``axis`` (``np.take(a, indices, axis)``)."""
-    return getitem(a, index=(slice(None),) * axis + (np.asarray(indices),))
+    return getitem(a, index=(slice(None),) * axis + (_index_array(indices),))
 
 
 @implements(np.take)
@@ -385,13 +390,13 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
 @implements(np.take_along_axis)
 def _take_along_axis(arr, indices, axis=-1):
     if axis is None:
-        return getitem(_ravel(arr), index=(np.asarray(indices),))
+        return getitem(_ravel(arr), index=(_index_array(indices),))
     shape = shape_of(arr)
     axis = normalize_axis(axis, len(shape))
     index = []
     for dim in range(len(shape)):
         if dim == axis:
-            index.append(np.asarray(indices))
+            index.append(_index_array(indices))
         else:
             view = [1] * len(shape)
             view[dim] = shape[dim]
@@ -403,7 +408,7 @@ def _take_along_axis(arr, indices, axis=-1):
 def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
     if axis is None:
         a, axis = _ravel(a), 0
-    order_ = np.argsort(primal_value(a), axis=axis, kind=kind, stable=stable)
+    order_ = argsort(primal_value(a), axis=axis, kind=kind, stable=stable)
     return _take_along_axis(a, order_, axis=axis)  # the tangent follows the permutation
 
 
@@ -490,10 +495,16 @@ def _where(condition, x=None, y=None):
     return where(condition, x, y)
 
 
-# Functions whose result is a plain array computed from primal values only.
+# Functions whose result is a plain array computed from primal values only: each
+# is a primitive without a derivative, so other backends give their own kernel.
+ON_PRIMAL: dict[str, Primitive] = {}
+
+
 def _on_primal(func):
+    prim = ON_PRIMAL[func.__name__] = Primitive(func.__name__, func)
+
     def implementation(*args, **kwargs):
-        return func(*(primal_value(a) for a in args), **kwargs)
+        return prim(*(primal_value(a) for a in args), **kwargs)
 
     implementation.__name__ = func.__name__
     register_function(func, implementation)
@@ -504,14 +515,17 @@ for _func in (np.argmax, np.argmin, np.argsort, np.argwhere, np.nonzero, np.flat
               np.allclose, np.array_equal, np.all, np.any, np.array_equiv):
     _on_primal(_func)
 del _func
+argsort = ON_PRIMAL["argsort"]
 
 
 def _constant_like(func):
     """``np.zeros_like(dual)`` and friends: a Dual of the same kind with a zero
     tangent, so that code filling an array element by element keeps derivatives."""
 
+    prim = ON_PRIMAL[func.__name__] = Primitive(func.__name__, func)
+
     def implementation(a, *args, dtype=None, **kwargs):
-        value = func(primal_value(a), *args, dtype=dtype, **kwargs)
+        value = prim(primal_value(a), *args, dtype=dtype, **kwargs)
         if value.dtype.kind != "f" or not isinstance(a, Dual):
             return value
         return _constant_of_kind(a, value)
