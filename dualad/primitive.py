@@ -185,6 +185,9 @@ class Primitive:
 
     def _dispatch(self, *args: Any, **params: Any) -> Any:
         backend = backend_of(args)
+        if backend == "numpy" and params:  # an index may hold another backend's array
+            backend = backend_of([item for value in params.values()
+                                  for item in (value if isinstance(value, tuple) else (value,))])
         kernel = self.kernels.get(backend)
         if kernel is None:
             raise TypeError(f"primitive {self.name!r} has no {backend} kernel; give it one "

@@ -209,7 +209,11 @@ def _hessian_fwd_rev(fun: Callable, inputs: Inputs, chunk_size: int | None) -> A
 
     nested = jacfwd(jacrev(of_leaves, argnums=every), argnums=every,
                     chunk_size=chunk_size)(*inputs.leaves)
-    out_tree = optree.tree_structure(of_leaves(*inputs.leaves))
+    # The output's structure, from one evaluation on Duals (so that NumPy calls
+    # dispatch on any backend): a single zero seed is the cheapest.
+    tag = Tag()
+    out_tree = optree.tree_structure(of_leaves(*(
+        Dual._new(x, np.zeros((1,) + x.shape, x.dtype), tag) for x in inputs.leaves)))
     result = []
     for blocks in out_tree.flatten_up_to(nested):  # blocks[i][j]: S_out + S_i + S_j
         out_ndim = blocks[0][0].ndim - 2 * inputs.leaves[0].ndim

@@ -1,0 +1,80 @@
+"""JAX kernels for the primitives of dualad's rule table.
+
+Only kernels are registered here: every derivative rule stays the one in
+``dualad.rules``, evaluated on Duals whose parts are JAX arrays (or tracers
+inside ``jax.jit``). A ufunc's kernel is the ``jax.numpy`` function of the same
+name; the other primitives are listed by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from dualad import ops
+from dualad.primitive import PRIMITIVES, Primitive, register_backend
+from dualad.rules.shape import ON_PRIMAL
+
+
+def _scale(p, t):
+    return jnp.where(t == 0, 0, p * t)
+
+
+def _index_add(values, index, shape):
+    return jnp.zeros(shape, values.dtype).at[index].add(values)
+
+
+def _sort_order(a, axis=-1, kind=None, order=None, *, stable=None):
+    return jnp.argsort(a, axis=axis, stable=True if stable is None else stable)
+
+
+BY_HAND: dict[Primitive, Callable] = {
+    ops.scale: _scale,
+    ops.where: jnp.where,
+    ops.getitem: lambda x, index: jnp.asarray(x)[index],
+    ops.broadcast_to: lambda x, shape: jnp.broadcast_to(x, shape),
+    ops.index_add: _index_add,
+    ops.concatenate: lambda *xs, axis: jnp.concatenate(xs, axis=axis),
+    ops.sum_: lambda x, axis, keepdims: jnp.sum(x, axis=axis, keepdims=keepdims),
+    ops.amax: lambda x, axis, keepdims: jnp.max(x, axis=axis, keepdims=keepdims),
+    ops.amin: lambda x, axis, keepdims: jnp.min(x, axis=axis, keepdims=keepdims),
+    ops.prod: lambda x, axis, keepdims: jnp.prod(x, axis=axis, keepdims=keepdims),
+    ops.cumsum: lambda x, axis: jnp.cumsum(x, axis=axis),
+    ops.cumprod: lambda x, axis: jnp.cumprod(x, axis=axis),
+    ops.einsum: lambda *operands, subscripts: jnp.einsum(subscripts, *operands),
+    ops.solve: jnp.linalg.solve,
+    ops.inv: jnp.linalg.inv,
+    ops.det: jnp.linalg.det,
+    ops.log_abs_det: lambda a: jnp.linalg.slogdet(a)[1],
+    ops.sign_of_det: lambda a: jnp.linalg.slogdet(a)[0],
+    ON_PRIMAL["argsort"]: _sort_order,
+}
+
+
+def jax_kernel(prim: Primitive) -> Callable | None:
+    """The JAX implementation of ``prim``, or None where JAX has none (string ufuncs)."""
+    if prim in BY_HAND:
+        return BY_HAND[prim]
+    numpy_kernel = prim.kernels["numpy"]
+    if isinstance(numpy_kernel, np.ufunc):
+        name = "clip" if numpy_kernel is np._core.umath.clip else numpy_kernel.__name__
+        return getattr(jnp, name, None)
+    if prim.name in ON_PRIMAL:
+        return getattr(jnp, prim.name, None)
+    # The rest (reshape, transpose, getitem, convert, combine) are written with
+    # array methods and operators, which JAX arrays share with NumPy's.
+    return numpy_kernel
+
+
+def register() -> None:
+    """Give every primitive its JAX kernel (idempotent)."""
+    kernels = {}
+    for prim in PRIMITIVES:
+        kernel = jax_kernel(prim)
+        if kernel is not None:
+            kernels[prim] = kernel
+    register_backend("jax", jax.Array, kernels)
+

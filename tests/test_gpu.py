@@ -1,0 +1,142 @@
+"""dualad_gpu: the same transforms compiled with jax.jit, against the NumPy path and JAX."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose
+
+jax = pytest.importorskip("jax")
+import dualad  # noqa: E402
+import dualad_gpu  # noqa: E402
+from test_against_jax import NAMES, N, program  # noqa: E402
+
+jnp = jax.numpy
+
+
+def scalar(steps):
+    def f(x):
+        return np.sum(np.sin(program(np, steps)(x)))
+
+    return f
+
+
+def scalar_jax(steps):
+    def f(x):
+        return jnp.sum(jnp.sin(program(jnp, steps)(x)))
+
+    return f
+
+
+@given(steps=st.lists(st.sampled_from(NAMES), min_size=1, max_size=4),
+       seed=st.integers(0, 2**16))
+def test_compiled_transforms_match_numpy_path_and_jax(steps, seed):
+    x = np.random.default_rng(seed).uniform(-1.5, 1.5, size=N)
+    f, f_jax = program(np, steps), program(jnp, steps)
+    with jax.enable_x64(True):
+        x_jax = jnp.asarray(x)
+        jac_jax = np.asarray(jax.jacfwd(f_jax)(x_jax))
+        grad_jax = np.asarray(jax.grad(scalar_jax(steps))(x_jax))
+    assert_allclose(dualad_gpu.jacfwd(f)(x), dualad.jacfwd(f)(x), rtol=1e-10, atol=1e-12)
+    assert_allclose(dualad_gpu.jacfwd(f)(x), jac_jax, rtol=1e-9, atol=1e-11)
+    assert_allclose(dualad_gpu.jacrev(f)(x), jac_jax, rtol=1e-9, atol=1e-11)
+    assert_allclose(dualad_gpu.grad(scalar(steps))(x), grad_jax, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("mode", ["hyperdual", "fwd-rev"])
+def test_compiled_hessian_and_hvp(mode):
+    x = np.array([0.3, -0.8, 1.1, 0.45])
+    f = scalar(["solve", "tanh", "prod"])
+    H = dualad.hessian(f, mode="hyperdual")(x)
+    assert_allclose(dualad_gpu.hessian(f, mode=mode)(x), H, rtol=1e-10, atol=1e-12)
+    v = np.array([1.0, -2.0, 0.5, 3.0])
+    (hv,) = dualad_gpu.hvp(f, (x,), (v,))
+    assert_allclose(hv, H @ v, rtol=1e-10, atol=1e-12)
+
+
+def test_compiled_jvp_and_vjp():
+    W = np.arange(16.0).reshape(4, 4) / 10
+
+    def f(x):
+        return np.tanh(W @ x) + x ** 3
+
+    x, t = np.linspace(-1, 1, 4), np.ones(4)
+    y, jv = dualad_gpu.jvp(f, (x,), (t,))
+    assert_allclose(jv, dualad.jvp(f, (x,), (t,))[1], rtol=1e-13)
+    out, pullback = dualad_gpu.vjp(f, x)
+    assert_allclose(out, f(x), rtol=1e-13)
+    assert_allclose(pullback(t)[0], dualad.vjp(f, x)[1](t)[0], rtol=1e-13)
+
+
+def test_textbook_gradient_compiled():
+    def f(x1, x2):
+        return np.log(x1) + x1 * x2 - np.sin(x2)
+
+    g1, g2 = dualad_gpu.grad(f, argnums=(0, 1))(2.0, 5.0)
+    assert (float(g1), float(g2)) == (5.5, 1.7163378145367738)
+
+
+def test_same_shapes_do_not_retrace():
+    traces = []
+
+    def f(x):
+        traces.append(1)
+        return np.sum(np.sin(x) ** 2)
+
+    g = dualad_gpu.grad(f)
+    for k in range(3):
+        g(np.full(5, float(k)))
+    assert len(traces) == 1
+    g(np.ones(6))  # a new shape compiles once more
+    g(np.ones(6, np.float32))  # and so does a new dtype
+    assert len(traces) == 3
+    jv = []
+
+    def h(x):
+        jv.append(1)
+        return np.cos(x)
+
+    for k in range(3):
+        dualad_gpu.jvp(h, (np.full(3, float(k)),), (np.ones(3),))
+    assert len(jv) == 1
+
+
+def test_float64_without_changing_jax_default():
+    default = jnp.ones(2).dtype
+    out = dualad_gpu.jacfwd(np.sin)(np.ones(2))
+    assert out.dtype == np.float64
+    assert jnp.ones(2).dtype == default
+
+
+def test_float32_stays_float32():
+    out = dualad_gpu.grad(lambda x: np.sum(np.exp(x) * x))(np.ones(3, np.float32))
+    assert out.dtype == np.float32
+
+
+def test_python_control_flow_on_traced_values_is_jax_s_error():
+    def f(x):
+        return np.sin(x) if np.sum(x) > 0 else np.cos(x)
+
+    assert_allclose(dualad.jacfwd(f)(np.ones(2)), np.diag(np.cos(np.ones(2))))
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        dualad_gpu.jacfwd(f)(np.ones(2))
+
+
+def test_duals_are_pytrees():
+    x = dualad.Dual(np.ones(2), np.array([1.0, 2.0]))
+    leaves, tree = jax.tree_util.tree_flatten(x)
+    assert len(leaves) == 2
+    y = jax.tree_util.tree_unflatten(tree, [leaf * 2 for leaf in leaves])
+    assert isinstance(y, dualad.Dual) and y.tag is x.tag
+    h = dualad.HyperDual(np.ones(2), np.ones(2), np.ones(2), np.ones(2))
+    doubled = jax.tree_util.tree_map(lambda a: a * 2, h)
+    assert isinstance(doubled, dualad.HyperDual)
+    assert_allclose(doubled.eps1eps2, 2 * h.eps1eps2)
+
+
+def test_jax_arrays_as_inputs_run_the_jax_kernels():
+    with jax.enable_x64(True):
+        x = jnp.linspace(0.0, 1.0, 3)
+        jac = dualad.jacfwd(lambda x: np.exp(x) * 2.0)(x)
+    assert isinstance(jac, jax.Array)
+    assert_allclose(np.asarray(jac), np.diag(2 * np.exp(np.linspace(0, 1, 3))), rtol=1e-14)
