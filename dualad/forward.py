@@ -94,7 +94,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool =
 
 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int | None = None,
-           has_aux: bool = False) -> Callable:
+           has_aux: bool = False, seed_placement: Callable | None = None) -> Callable:
     """The Jacobian of ``fun`` by forward mode, all seeds batched.
 
     Parameters
@@ -110,6 +110,9 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     has_aux:
         ``fun`` returns ``(output, aux)``; the Jacobian function then returns
         ``(jacobian, aux)``.
+    seed_placement:
+        For array backends: applied to every block of seeds before a pass
+        (``dualad_gpu`` uses it to shard the seed axis across devices).
 
     Returns
     -------
@@ -139,7 +142,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         tag = Tag()
         blocks: list[list] = []
         for start, stop in inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize)):
-            out = inputs.call(fun, [seed_columns(x, lo, hi, start, stop, tag)
+            out = inputs.call(fun, [seed_columns(x, lo, hi, start, stop, tag, seed_placement)
                                     for x, lo, hi in inputs.spans()])
             out, aux = out if has_aux else (out, None)
             out_leaves, out_tree = optree.tree_flatten(out)
@@ -260,13 +263,15 @@ class Inputs:
         return blocks
 
 
-def seed_columns(x, lo: int, hi: int, start: int, stop: int, tag: Tag):
+def seed_columns(x, lo: int, hi: int, start: int, stop: int, tag: Tag,
+                 place: Callable | None = None):
     """``x`` (flat positions lo:hi) seeded with the unit vectors start:stop."""
-    seeds = seed_block(x, lo, hi, start, stop)
+    seeds = seed_block(x, lo, hi, start, stop, place)
     return x if seeds is None else Dual._new(x, seeds, tag)
 
 
-def seed_block(x, lo: int, hi: int, start: int, stop: int) -> np.ndarray | None:
+def seed_block(x, lo: int, hi: int, start: int, stop: int,
+               place: Callable | None = None) -> Any:
     """The tangent ``(stop - start, *x.shape)`` of unit vectors start:stop on ``x``.
 
     ``x`` covers flat positions lo:hi; None when no unit vector touches it.
@@ -280,7 +285,8 @@ def seed_block(x, lo: int, hi: int, start: int, stop: int) -> np.ndarray | None:
     else:
         positions = np.arange(first, last)
         seeds[positions - start, positions - lo] = 1
-    return seeds.reshape((stop - start,) + x.shape)
+    seeds = seeds.reshape((stop - start,) + x.shape)
+    return seeds if place is None else place(seeds)
 
 
 def read_leaf(o: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:

@@ -348,7 +348,8 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int | None = None,
-           has_aux: bool = False, nan_safe: bool = False) -> Callable:
+           has_aux: bool = False, nan_safe: bool = False,
+           seed_placement: Callable | None = None) -> Callable:
     """The Jacobian by reverse mode: one forward pass, output directions batched.
 
     The function is evaluated once; its tape is then transposed with chunks of
@@ -367,6 +368,9 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         ``fun`` returns ``(output, aux)``; returns ``(jacobian, aux)``.
     nan_safe:
         See :func:`vjp`.
+    seed_placement:
+        For array backends: applied to every block of cotangent seeds before a pass
+        (``dualad_gpu`` uses it to shard the seed axis across devices).
 
     Returns
     -------
@@ -392,7 +396,8 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         outputs = Inputs((out_tree.unflatten(primal_leaves),), 0)  # flat output positions
         rows = []
         for start, stop in outputs.chunks(chunk_size or auto_chunk(outputs.n, outputs.itemsize)):
-            cts = [seed_block(y, lo, hi, start, stop) for y, lo, hi in outputs.spans()]
+            cts = [seed_block(y, lo, hi, start, stop, seed_placement)
+                   for y, lo, hi in outputs.spans()]
             rows.append(_pull_back(tape, out_vars, cts, in_vars, inputs, stop - start))
         per_input = [rows[0][i] if len(rows) == 1 else
                      ops.concatenate(*(r[i] for r in rows), axis=0)

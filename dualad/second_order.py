@@ -38,7 +38,8 @@ MODES = ("auto", "hyperdual", "fwd-rev")
 
 
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
-            chunk_size: int | None = None, mode: str = "auto") -> Callable:
+            chunk_size: int | None = None, mode: str = "auto",
+            seed_placement: Callable | None = None) -> Callable:
     """The exact Hessian of ``fun``, by hyper-duals or forward-over-reverse.
 
     Parameters
@@ -57,6 +58,10 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
         ``"hyperdual"``, ``"fwd-rev"`` (``jacfwd(jacrev(fun))``), or ``"auto"``:
         hyper-duals for at most :data:`HYPERDUAL_MAX_N` inputs, else
         forward-over-reverse.
+    seed_placement:
+        For array backends: applied to every block of ε1 seeds (of the forward
+        pass with fwd-rev) before a pass
+        (``dualad_gpu`` uses it to shard the seed axis across devices).
 
     Returns
     -------
@@ -80,13 +85,14 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
     def hessfun(*args):
         inputs = Inputs(args, argnums)
         if mode == "fwd-rev" or (mode == "auto" and inputs.n > HYPERDUAL_MAX_N):
-            return _hessian_fwd_rev(fun, inputs, chunk_size)
+            return _hessian_fwd_rev(fun, inputs, chunk_size, seed_placement)
         chunks = inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize, 2))
         blocks: dict[tuple[int, int], list] = {}
         for i, (s1, e1) in enumerate(chunks):
             for j in range(i, len(chunks)):
                 s2, e2 = chunks[j]
-                out_leaves, out_tree = _hyperdual_pass(fun, inputs, (s1, e1), (s2, e2))
+                out_leaves, out_tree = _hyperdual_pass(fun, inputs, (s1, e1), (s2, e2),
+                                                       seed_placement)
                 blocks[i, j] = out_leaves
         per_output = []
         for leaf in range(len(blocks[0, 0])):
@@ -197,7 +203,8 @@ def second_derivative(fun: Callable, argnums: int = 0) -> Callable:
 # -- passes and assembly ------------------------------------------------------------
 
 
-def _hessian_fwd_rev(fun: Callable, inputs: Inputs, chunk_size: int | None) -> Any:
+def _hessian_fwd_rev(fun: Callable, inputs: Inputs, chunk_size: int | None,
+                     seed_placement: Callable | None = None) -> Any:
     """``jacfwd(jacrev(fun))`` over the differentiated leaves, symmetrized blockwise."""
     from .reverse import jacrev
 
@@ -207,8 +214,8 @@ def _hessian_fwd_rev(fun: Callable, inputs: Inputs, chunk_size: int | None) -> A
     def of_leaves(*leaves):
         return inputs.call(fun, list(leaves))
 
-    nested = jacfwd(jacrev(of_leaves, argnums=every), argnums=every,
-                    chunk_size=chunk_size)(*inputs.leaves)
+    nested = jacfwd(jacrev(of_leaves, argnums=every), argnums=every, chunk_size=chunk_size,
+                    seed_placement=seed_placement)(*inputs.leaves)
     # The output's structure, from one evaluation on Duals (so that NumPy calls
     # dispatch on any backend): a single zero seed is the cheapest.
     tag = Tag()
@@ -234,11 +241,11 @@ def _swap_last(lead: int, a: int, b: int) -> tuple[int, ...]:
             + tuple(range(lead, lead + a)))
 
 
-def _hyperdual_pass(fun, inputs: Inputs, rows1, rows2):
+def _hyperdual_pass(fun, inputs: Inputs, rows1, rows2, place=None):
     """Evaluate ``fun`` with ε1 on seeds ``rows1`` and ε2 on ``rows2``; the ε1ε2 blocks."""
     (s1, e1), (s2, e2) = rows1, rows2
     tag1, tag2 = Tag(), Tag()
-    seeded = [HyperDual._assemble(x, seed_block(x, lo, hi, s1, e1),
+    seeded = [HyperDual._assemble(x, seed_block(x, lo, hi, s1, e1, place),
                                   seed_block(x, lo, hi, s2, e2), None,
                                   tag1, tag2, (e1 - s1, e2 - s2))
               for x, lo, hi in inputs.spans()]

@@ -15,7 +15,7 @@ Examples
 Array([0.        , 1.38177329], dtype=float64)
 """
 
-from . import kernels, pytrees
+from . import kernels, pytrees, sharding
 from .transforms import (grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, value_and_grad,
                          vjp)
 

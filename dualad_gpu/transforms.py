@@ -21,6 +21,8 @@ import jax
 
 import dualad
 
+from .sharding import default_mesh, seed_placement
+
 __all__ = ["jvp", "jacfwd", "jacobian", "hessian", "hvp", "grad", "value_and_grad", "vjp",
            "jacrev"]
 
@@ -70,9 +72,19 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool =
     return compiled(tuple(primals), tuple(tangents))
 
 
+_DEFAULT = object()
+
+
+def _placement(mesh):
+    return seed_placement(default_mesh() if mesh is _DEFAULT else mesh)
+
+
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *,
-           chunk_size: int | None = None, has_aux: bool = False) -> Callable:
-    """Compiled :func:`dualad.jacfwd`.
+           chunk_size: int | None = None, has_aux: bool = False, mesh=_DEFAULT) -> Callable:
+    """Compiled :func:`dualad.jacfwd`, its seed axis sharded over ``mesh``.
+
+    ``mesh`` is a :class:`jax.sharding.Mesh` whose first axis splits the seeds;
+    by default all local devices when there are several, ``None`` for none.
 
     Examples
     --------
@@ -83,7 +95,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *,
            [3., 4.]], dtype=float64)
     """
     return compile_transform(dualad.jacfwd(fun, argnums, chunk_size=chunk_size,
-                                           has_aux=has_aux))
+                                           has_aux=has_aux, seed_placement=_placement(mesh)))
 
 
 jacobian = jacfwd
@@ -91,10 +103,12 @@ jacobian = jacfwd
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *,
            chunk_size: int | None = None, has_aux: bool = False,
-           nan_safe: bool = False) -> Callable:
-    """Compiled :func:`dualad.jacrev`."""
+           nan_safe: bool = False, mesh=_DEFAULT) -> Callable:
+    """Compiled :func:`dualad.jacrev`, its cotangent seeds sharded over ``mesh``
+    (as in :func:`jacfwd`)."""
     return compile_transform(dualad.jacrev(fun, argnums, chunk_size=chunk_size,
-                                           has_aux=has_aux, nan_safe=nan_safe))
+                                           has_aux=has_aux, nan_safe=nan_safe,
+                                           seed_placement=_placement(mesh)))
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, *,
@@ -119,9 +133,11 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
 
 
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
-            chunk_size: int | None = None, mode: str = "auto") -> Callable:
-    """Compiled :func:`dualad.hessian` (hyper-duals or forward-over-reverse by size)."""
-    return compile_transform(dualad.hessian(fun, argnums, chunk_size=chunk_size, mode=mode))
+            chunk_size: int | None = None, mode: str = "auto", mesh=_DEFAULT) -> Callable:
+    """Compiled :func:`dualad.hessian` (hyper-duals or forward-over-reverse by size),
+    its ε1 seeds sharded over ``mesh`` (as in :func:`jacfwd`)."""
+    return compile_transform(dualad.hessian(fun, argnums, chunk_size=chunk_size, mode=mode,
+                                            seed_placement=_placement(mesh)))
 
 
 def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *, mode: str = "fwd-rev",

@@ -140,3 +140,53 @@ def test_jax_arrays_as_inputs_run_the_jax_kernels():
         jac = dualad.jacfwd(lambda x: np.exp(x) * 2.0)(x)
     assert isinstance(jac, jax.Array)
     assert_allclose(np.asarray(jac), np.diag(2 * np.exp(np.linspace(0, 1, 3))), rtol=1e-14)
+
+
+SHARDED = r"""
+import numpy as np, jax, dualad, dualad_gpu
+assert len(jax.local_devices()) == 4
+W = np.arange(64.0).reshape(8, 8) / 100
+f = lambda x: np.tanh(W @ x) + x ** 3
+r = lambda x: np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+x = np.linspace(-1, 1, 8)
+mesh = dualad_gpu.sharding.default_mesh()
+results = {
+    "jacfwd": dualad_gpu.jacfwd(f)(x),
+    "jacrev": dualad_gpu.jacrev(f)(x),
+    "hessian-hyperdual": dualad_gpu.hessian(r, mode="hyperdual")(x),
+    "hessian-fwd-rev": dualad_gpu.hessian(r, mode="fwd-rev", mesh=mesh)(x),
+}
+for name, value in results.items():
+    assert len(value.sharding.device_set) == 4, (name, value.sharding)
+np.savez(OUT, **{k: np.asarray(v) for k, v in results.items()})
+"""
+
+
+def test_seed_axis_sharded_over_four_devices_equals_one_device(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "sharded.npz"
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4",
+               JAX_PLATFORMS="cpu")
+    subprocess.run([sys.executable, "-c", f"OUT = {str(out)!r}\n" + SHARDED], env=env,
+                   check=True, timeout=600)
+    sharded = np.load(out)
+    W = np.arange(64.0).reshape(8, 8) / 100
+    x = np.linspace(-1, 1, 8)
+
+    def f(x):
+        return np.tanh(W @ x) + x ** 3
+
+    def r(x):
+        return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+    single = {
+        "jacfwd": dualad_gpu.jacfwd(f, mesh=None)(x),
+        "jacrev": dualad_gpu.jacrev(f, mesh=None)(x),
+        "hessian-hyperdual": dualad_gpu.hessian(r, mode="hyperdual", mesh=None)(x),
+        "hessian-fwd-rev": dualad_gpu.hessian(r, mode="fwd-rev", mesh=None)(x),
+    }
+    for name, value in single.items():
+        assert_allclose(sharded[name], np.asarray(value), rtol=1e-12, atol=1e-12)
