@@ -190,3 +190,25 @@ def test_seed_axis_sharded_over_four_devices_equals_one_device(tmp_path):
     }
     for name, value in single.items():
         assert_allclose(sharded[name], np.asarray(value), rtol=1e-12, atol=1e-12)
+
+
+def test_functions_written_with_the_dual_aware_jax_numpy():
+    import dualad_gpu.numpy as djnp
+
+    A = np.array([[3.0, 1.0], [1.0, 2.0]])
+
+    def f_jax(x):
+        return djnp.sum(djnp.linalg.solve(A, x) * djnp.tanh(x)) + djnp.linalg.norm(x)
+
+    def f_np(x):
+        return np.sum(np.linalg.solve(A, x) * np.tanh(x)) + np.linalg.norm(x)
+
+    x = np.array([0.5, -1.0])
+    assert_allclose(dualad_gpu.grad(f_jax)(x), dualad.grad(f_np)(x), rtol=1e-13)
+    assert_allclose(dualad_gpu.hessian(f_jax)(x), dualad.hessian(f_np)(x), rtol=1e-12)
+    assert isinstance(djnp.sin(np.ones(2)), jax.Array)  # without Duals: jax.numpy itself
+
+
+def test_plain_jax_numpy_on_a_dual_says_what_to_do():
+    with pytest.raises(TypeError, match="dualad_gpu.numpy"):
+        dualad_gpu.grad(lambda x: jnp.sum(jnp.sin(x)))(np.ones(2))

@@ -57,9 +57,16 @@ class Problem:
         Further reference ratios, by source (a paper's figures), shown like
         ``reference``.
     group, size:
-        Problems of one size sweep share a ``group`` and differ in ``size``;
-        :func:`main` prints a group as its own table, one row per size
-        (:func:`format_group_table`), and ``--only GROUP`` selects all of them.
+        Problems of one ``group`` are printed as their own table by :func:`main`
+        and selected together by ``--only GROUP``. A size sweep's problems differ
+        in ``size`` (a table with one row per size, :func:`format_group_table`);
+        a group without sizes (the compiled problems of issue 5) is a table of
+        problems like the first (:func:`format_table`).
+    versus, versus_target:
+        A peer dualad is compared with directly, and the largest acceptable
+        ratio of dualad's time to that peer's (issue 5: ``dualad_gpu`` ≤ 1.2×
+        ``jax.jit``), or ``None``: no such target. The table prints
+        time(dualad) / time(``versus``) beside the ratio to the primal.
     """
 
     name: str
@@ -73,6 +80,8 @@ class Problem:
     published: dict[str, dict[str, float]] = field(default_factory=dict)
     group: str | None = None
     size: int | None = None
+    versus: str | None = None
+    versus_target: float | None = None
 
     @property
     def peers(self) -> list[str]:
