@@ -199,13 +199,6 @@ class Dual(Boxed):
             "want the value only."
         )
 
-    def __jax_array__(self):
-        raise TypeError(
-            "jax.numpy functions cannot carry a dualad.Dual's derivative. Write the "
-            "function with NumPy calls (np.sin, @, np.linalg.solve), or with "
-            "`import dualad_gpu.numpy as jnp`, whose functions accept Duals."
-        )
-
     def __float__(self) -> float:
         raise TypeError(
             "float() of a dualad.Dual would drop its derivative; use "

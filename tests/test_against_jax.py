@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
@@ -78,6 +78,7 @@ def test_jacfwd_of_random_compositions_matches_jax(steps, seed):
     x = np.random.default_rng(seed).uniform(-1.5, 1.5, size=N)
     ours = dualad.jacfwd(program(np, steps))(x)
     theirs = np.asarray(jax.jacfwd(program(jnp, steps))(jnp.asarray(x)))
+    assume(np.all(np.isfinite(theirs)))  # a kink where JAX's convention gives nan
     assert_allclose(ours, theirs, rtol=1e-9, atol=1e-11)
 
 
@@ -117,6 +118,7 @@ def test_hessian_of_random_compositions_matches_jax(steps, seed):
 
     ours = dualad.hessian(f_np)(x)
     theirs = np.asarray(jax.hessian(f_jnp)(jnp.asarray(x)))
+    assume(np.all(np.isfinite(theirs)))  # a kink where JAX's convention gives nan
     assert_allclose(ours, theirs, rtol=1e-9, atol=1e-10)
 
 

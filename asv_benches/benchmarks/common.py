@@ -40,26 +40,42 @@ class _Times(_Implementation):
         self.call()
 
 
-class _Ratio(_Implementation):
+class _RatioTo(_Implementation):
+    """Time of one call over the ``baseline`` implementation's, both timed in this
+    process (:func:`dualad.bench.measure`, round-robin)."""
+
     measure_repeat, measure_min_time = 5, 0.05  # bench.measure's repeat and min_time
+    baseline = "primal"
 
     def setup(self, *params):
         super().setup(*params)
-        self.primal = thunk(self.problem, "primal")
+        self.base = thunk(self.problem, self.baseline)
 
-    def track_ratio_to_primal(self, *params):
-        impl = params[-1]
-        times = bench.measure({"primal": self.primal, impl: self.call},
+    def ratio(self, impl):
+        times = bench.measure({"baseline": self.base, impl: self.call},
                               repeat=self.measure_repeat, min_time=self.measure_min_time)
-        return times[impl] / times["primal"]
+        return times[impl] / times["baseline"]
+
+
+class _Ratio(_RatioTo):
+    def track_ratio_to_primal(self, *params):
+        return self.ratio(params[-1])
 
     track_ratio_to_primal.unit = "ratio"
+
+
+class _Versus(_RatioTo):
+    def track_ratio_to_peer(self, *params):
+        return self.ratio(params[-1])
+
+    track_ratio_to_peer.unit = "ratio"
 
 
 def benchmark_classes(module: str, name: str, problems: str | Mapping[int, str], *,
                       timeout: float = 120.0, ratio_repeat: int = 5,
                       ratio_min_time: float = 0.05,
-                      peers_repeat: tuple[int, int, float] | int = 0) -> tuple[type, type, type]:
+                      peers_repeat: tuple[int, int, float] | int = 0,
+                      versus: bool = False) -> tuple[type, ...]:
     """The three asv classes of one problem of :data:`dualad.bench.PROBLEMS`, or of
     a size sweep given as ``{n: problem name}`` (``n`` becomes the first parameter):
 
@@ -68,12 +84,18 @@ def benchmark_classes(module: str, name: str, problems: str | Mapping[int, str],
     - ``namePeers.time_call``: absolute times of the peers, parameter ``peer``;
     - ``nameRatio.track_ratio_to_primal``: dualad's and the peers' times over the
       primal's, both timed in this process (:func:`dualad.bench.measure` with
-      ``ratio_repeat`` and ``ratio_min_time``), unit "ratio".
+      ``ratio_repeat`` and ``ratio_min_time``), unit "ratio";
+
+    and with ``versus`` (a problem with a :attr:`~dualad.bench.Problem.versus`
+    peer, e.g. the compiled problems' ``jax.jit``) a fourth:
+
+    - ``nameVersus.track_ratio_to_peer``: dualad's time over that peer's, timed
+      the same way (issue 5's targets are such ratios).
 
     ``module`` is the caller's ``__name__``, and the caller binds the classes to
     module-level names: asv finds benchmark classes among a module's attributes
     and names them after the module and the class's ``__name__``. ``timeout``
-    applies to all three classes; ``peers_repeat`` is the peers' asv ``repeat``
+    applies to all the classes; ``peers_repeat`` is the peers' asv ``repeat``
     (0: asv's default).
     """
     names = {(): problems} if isinstance(problems, str) else {(n,): p for n, p in problems.items()}
@@ -102,8 +124,20 @@ def benchmark_classes(module: str, name: str, problems: str | Mapping[int, str],
         params, param_names = parametrised([*first.own, *first.peers], "impl")
         measure_repeat, measure_min_time = ratio_repeat, ratio_min_time
 
-    for cls, suffix in ((Times, ""), (Peers, "Peers"), (Ratio, "Ratio")):
+    class Versus(_Versus):
+        """dualad's time over the ``versus`` peer's, both timed in this process."""
+
+        params, param_names = parametrised(list(first.own), "impl")
+        measure_repeat, measure_min_time = ratio_repeat, ratio_min_time
+        baseline = first.versus
+
+    classes = ((Times, ""), (Peers, "Peers"), (Ratio, "Ratio"))
+    if versus:
+        if first.versus is None:
+            raise ValueError(f"{first.name} has no versus peer")
+        classes += ((Versus, "Versus"),)
+    for cls, suffix in classes:
         cls.__name__ = cls.__qualname__ = name + suffix
         cls.__module__ = module
         cls.problems, cls.timeout = names, timeout
-    return Times, Peers, Ratio
+    return tuple(cls for cls, _ in classes)

@@ -5,7 +5,8 @@ front ends use it:
 
 - ``python -m dualad bench`` (:func:`main`) times everything in one process,
   in about a minute, and prints a table of ratios to the primal, then one table
-  per size sweep (the Helmholtz free energy of issue 4: a row per n);
+  per group: a size sweep (the Helmholtz free energy of issue 4: a row per n)
+  and the compiled problems of issue 5 (``dualad_gpu`` against ``jax.jit``);
 - the asv suite under ``asv_benches/`` imports the same :class:`Problem` objects
   for its ``time_`` and ``track_`` benchmarks (the performance dashboard).
 
@@ -22,17 +23,21 @@ The modules, by family: :mod:`~dualad.bench.core` (:class:`Problem`,
 :func:`measure`, the factories' helpers), :mod:`~dualad.bench.forward` (the JVP
 and the small ``jacfwd``), :mod:`~dualad.bench.second_order` (Rosenbrock's
 Hessian and HVP), :mod:`~dualad.bench.reverse` (the gradients: the large sum
-and the Helmholtz sweep), :mod:`~dualad.bench.registry` (:data:`PROBLEMS`,
+and the Helmholtz sweep), :mod:`~dualad.bench.compiled` (issue 5: dualad's
+transforms compiled by ``dualad_gpu``, against ``jax.jit`` of JAX's own),
+:mod:`~dualad.bench.registry` (:data:`PROBLEMS`,
 :data:`GROUPS`), :mod:`~dualad.bench.report` (:func:`run` and the tables) and
 :mod:`~dualad.bench.cli` (:func:`main`). Every public name is importable from
 ``dualad.bench`` itself.
 
 Only dualad's public API (``dualad.jvp``, ``dualad.jacfwd``, ``dualad.grad``,
-``dualad.hessian``, ``dualad.hvp``) is used here.
+``dualad.hessian``, ``dualad.hvp``) and ``dualad_gpu``'s (the same names) are used here.
 
 A problem's target is a fixed ratio (issues 2 and 4), the best ratio measured
 for a set of peers dualad must beat (issue 3: "faster than every NumPy-level
-peer"), both (the tighter wins), or nothing: a problem that is only reported.
+peer"), a multiple of one peer's time (issue 5: ``dualad_gpu`` ≤ 1.2×
+``jax.jit``, :attr:`Problem.versus_target`), several of these (the tightest
+wins), or nothing: a problem that is only reported.
 Most problems have one dualad implementation, ``"dualad"``; the Helmholtz
 problems have two, ``"dualad-fwd"`` (``jacfwd``, all seeds in one pass) and
 ``"dualad-rev"`` (``grad``), each with its own target (:attr:`Problem.own`).
@@ -67,11 +72,20 @@ gradient :func:`helmholtz_grad` (itself checked by the complex step):
 (8,)
 >>> bench.PROBLEMS["helmholtz_50"].target_of("dualad-fwd")
 7.5
+
+The compiled problems (group ``compiled``) compare ``dualad_gpu`` with ``jax.jit``:
+
+>>> tanh = bench.PROBLEMS["compiled_jacfwd_tanh_1000"]
+>>> tanh.own, tanh.peers, tanh.versus, tanh.versus_target
+(('dualad_gpu',), ['jax.jit', 'dualad-numpy'], 'jax.jit', 1.2)
 """
 
 from __future__ import annotations
 
 from .cli import main
+from .compiled import (TANH_LAYER_SIZE, compiled_grad_textbook, compiled_helmholtz,
+                       compiled_hessian_rosenbrock, compiled_jacfwd_tanh, compiled_jvp_sum_sin_exp,
+                       tanh_layer)
 from .core import Factory, PeerUnavailable, Problem, Thunk, measure, ratio
 from .forward import (TEXTBOOK_GRADIENT, TEXTBOOK_POINT, TEXTBOOK_VALUE, jacfwd_textbook,
                       jvp_sum_sin_exp, sum_sin_exp, textbook)
@@ -93,6 +107,12 @@ __all__ = [
     "PeerUnavailable",
     "Problem",
     "Result",
+    "TANH_LAYER_SIZE",
+    "compiled_grad_textbook",
+    "compiled_helmholtz",
+    "compiled_hessian_rosenbrock",
+    "compiled_jacfwd_tanh",
+    "compiled_jvp_sum_sin_exp",
     "format_group_table",
     "format_table",
     "grad_sum_sin_exp",
@@ -108,4 +128,5 @@ __all__ = [
     "ratio",
     "rosenbrock",
     "run",
+    "tanh_layer",
 ]

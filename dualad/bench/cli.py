@@ -23,8 +23,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m dualad bench",
         description="Time dualad's transforms against the NumPy primal and peer libraries "
                     "(jax, autograd, num-dual, numdifftools, torch when installed), "
-                    "in one process: a table of problems, then one per size sweep "
-                    "(helmholtz).")
+                    "in one process: a table of problems, then one per group "
+                    "(helmholtz: a size sweep; compiled: dualad_gpu against jax.jit).")
     parser.add_argument("--only", action="append", choices=sorted([*PROBLEMS, *GROUPS]),
                         metavar="NAME",
                         help="run only this problem, or this group of problems (repeatable): "
@@ -70,10 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print()
         print(format_table(single))
     for group in dict.fromkeys(r.problem.group for r in results if r.problem.group):
+        members = [r for r in results if r.problem.group == group]
+        sweep = all(r.problem.size is not None for r in members)
         print()
-        print(format_group_table([r for r in results if r.problem.group == group],
-                                 title=GROUPS.get(group, group),
-                                 notes=GROUP_NOTES.get(group, ())))
+        print((format_group_table if sweep else format_table)(
+            members, title=GROUPS.get(group, group), notes=GROUP_NOTES.get(group, ())))
     if args.times:
         print()
         print(format_times(results))

@@ -24,13 +24,20 @@ class Result:
         return self.times[impl] / self.times["primal"]
 
     def target_of(self, impl: str | None = None) -> tuple[float | None, str | None]:
-        """The target ratio in this run of one of dualad's implementations (the
-        first by default), and the peer that set it (if one did)."""
+        """The target ratio to the primal in this run of one of dualad's
+        implementations (the first by default), and the peer that set it (if one
+        did): a peer to beat (:attr:`Problem.beat`), or the :attr:`Problem.versus`
+        peer, whose ratio times :attr:`Problem.versus_target` is the target."""
         impl = self.problem.own[0] if impl is None else impl
         target, by = self.problem.target_of(impl), None
         for peer in self.problem.beat:
             if peer in self.times and (target is None or self.ratio(peer) < target):
                 target, by = self.ratio(peer), peer
+        versus, factor = self.problem.versus, self.problem.versus_target
+        if factor is not None and impl in self.problem.own and versus in self.times:
+            scaled = factor * self.ratio(versus)
+            if target is None or scaled < target:
+                target, by = scaled, versus
         return target, by
 
     @property
@@ -40,13 +47,14 @@ class Result:
 
     def met_of(self, impl: str | None = None) -> bool | None:
         """Whether ``impl`` (dualad's first implementation by default) met its target
-        (``<=`` a fixed one, ``<`` a peer's); ``None`` when there is none."""
+        (``<=`` a fixed one or a multiple of the ``versus`` peer, ``<`` a peer to
+        beat); ``None`` when there is none, or ``impl`` did not run."""
         impl = self.problem.own[0] if impl is None else impl
         target, by = self.target_of(impl)
-        if target is None:
+        if target is None or impl not in self.times:
             return None
         r = self.ratio(impl)
-        return r < target if by else r <= target
+        return r < target if by in self.problem.beat else r <= target
 
     @property
     def met(self) -> bool | None:
@@ -60,8 +68,22 @@ class Result:
             return _fmt_ratio(self.ratio(impl))
         return "n/a" if impl in self.missing else "-"
 
+    def versus_cell(self, impl: str | None = None) -> str:
+        """time(``impl``) / time of the :attr:`Problem.versus` peer, for a table."""
+        impl = self.problem.own[0] if impl is None else impl
+        versus = self.problem.versus
+        if versus is None:
+            return "-"
+        if impl in self.times and versus in self.times:
+            return _fmt_ratio(self.times[impl] / self.times[versus])
+        return "n/a"
+
     def target_text(self, impl: str | None = None) -> str:
         target, by = self.target_of(impl)
+        if by is not None and by not in self.problem.beat:
+            return f"<= {self.problem.versus_target:g}x {by}"
+        if target is None and self.problem.versus_target is not None:
+            return f"<= {self.problem.versus_target:g}x {self.problem.versus} (not run)"
         if target is None:
             return "report"
         return f"< {_fmt_ratio(target)} {by}" if by else f"<= {target:g}x"
@@ -119,17 +141,20 @@ def _peer_columns(results: Sequence[Result]) -> list[str]:
 
 
 def _missing_lines(results: Sequence[Result]) -> list[str]:
-    """Why peers are ``n/a``, one line per peer and reason (a sweep's sizes merged)."""
+    """Why peers are ``n/a``, one line per peer and reason (a group's problems merged)."""
     why: dict[tuple[str, str], list[Problem]] = {}
     for r in results:
         for peer, reason in r.missing.items():
             why.setdefault((peer, reason), []).append(r.problem)
     lines = []
     for (peer, reason), problems in why.items():
-        if len(problems) > 1 and all(p.group for p in problems):
-            where = f"{problems[0].group} (n={','.join(str(p.size) for p in problems)})"
-        else:
-            where = ", ".join(p.name for p in problems)
+        group = problems[0].group
+        where = ", ".join(p.name for p in problems)
+        if len(problems) > 1 and group and all(p.group == group for p in problems):
+            if all(p.size is not None for p in problems):  # a size sweep
+                where = f"{group} (n={','.join(str(p.size) for p in problems)})"
+            elif len(problems) == sum(r.problem.group == group for r in results):
+                where = group  # every problem of the group
         lines.append(f"  {where} / {peer}: {reason}")
     if lines:
         lines.insert(0, "'n/a': not installed, or failed:")
@@ -147,33 +172,45 @@ def _layout(head: Sequence[str], rows: Sequence[Sequence[str]], left: set[int]) 
     return [line(head), "  ".join("-" * w for w in widths), *map(line, rows)]
 
 
-def format_table(results: Sequence[Result], *, reference: bool = True) -> str:
+def format_table(results: Sequence[Result], *, reference: bool = True,
+                 title: str | None = None, notes: Sequence[str] = ()) -> str:
     """The results as a plain-text table (ASCII only, safe on any terminal).
 
-    One row per problem; the ``dualad`` column is each problem's first dualad
-    implementation (a size sweep reads better as :func:`format_group_table`).
+    One row per problem; the dualad column is each problem's first dualad
+    implementation (a size sweep reads better as :func:`format_group_table`),
+    headed by its name when every row has the same one. When a problem has a
+    :attr:`Problem.versus` peer, a column ``vs PEER`` divides dualad's time by
+    that peer's. ``notes`` replace the default lines under the table.
     """
     peers = _peer_columns(results)
-    head = ["benchmark", "primal", "dualad", "ratio", "target", "", *peers]
+    owns = {r.problem.own[0] for r in results}
+    versus = list(dict.fromkeys(r.problem.versus for r in results if r.problem.versus))
+    vs_head = [f"vs {versus[0]}" if len(versus) == 1 else "vs peer"] if versus else []
+    head = ["benchmark", "primal", owns.pop() if len(owns) == 1 else "dualad", "ratio",
+            *vs_head, "target", "", *peers]
     rows = []
     for r in results:
         p = r.problem
         ours = p.own[0]
         met = r.met_of(ours)
-        rows.append([p.title, _fmt_time(r.times["primal"]), _fmt_time(r.times[ours]),
-                     _fmt_ratio(r.ratio(ours)), r.target_text(ours),
+        named = f" {p.versus}" if len(versus) > 1 and p.versus else ""
+        vs = [r.versus_cell(ours) + named] if versus else []
+        rows.append([p.title, _fmt_time(r.times["primal"]),
+                     _fmt_time(r.times[ours]) if ours in r.times else "n/a", r.cell(ours),
+                     *vs, r.target_text(ours),
                      "" if met is None else "ok" if met else "MISS", *map(r.cell, peers)])
         for label, refs in _reference_rows(p) if reference else ():
             if any(k in refs for k in peers):
-                rows.append([f"  ({label})", "", "", "", "", "", *_reference_cells(refs, peers)])
-    out = _layout(head, rows, left={0})
+                rows.append([f"  ({label})", "", "", "", *([""] * len(vs)), "", "",
+                             *_reference_cells(refs, peers)])
+    out = [title, ""] if title else []
+    out += _layout(head, rows, left={0})
     out.append("")
-    out.append("ratio = time / time of the NumPy primal, both measured in this process; "
-               "peer columns")
-    out.append("are ratios to the same primal; '-': not a peer for this benchmark. "
-               "target '< R peer':")
-    out.append("faster than the best of " + ", ".join(NUMPY_LEVEL_PEERS)
-               + " (NumPy level) in this run; 'report': no target.")
+    out += notes or [
+        "ratio = time / time of the NumPy primal, both measured in this process; peer columns",
+        "are ratios to the same primal; '-': not a peer for this benchmark. target '< R peer':",
+        "faster than the best of " + ", ".join(NUMPY_LEVEL_PEERS)
+        + " (NumPy level) in this run; 'report': no target."]
     out += _missing_lines(results)
     return "\n".join(out)
 

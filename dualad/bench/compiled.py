@@ -1,0 +1,193 @@
+"""Compiled problems (issue 5): ``dualad_gpu``, dualad's transforms compiled with
+``jax.jit``, against JAX's own transforms compiled the same way.
+
+Each problem has one dualad implementation, ``"dualad_gpu"``, and two peers:
+``"jax.jit"`` (JAX's transform of the same function written with ``jax.numpy``,
+compiled) and ``"dualad-numpy"`` (dualad's uncompiled transform, NumPy arrays:
+what compiling buys). Issue 5's targets are ratios to ``jax.jit``'s time
+(:attr:`Problem.versus_target`), except Helmholtz's, a ratio to the NumPy primal
+like the other issues'. All five form the group ``compiled`` (``--only compiled``).
+
+Both compiled implementations get their arrays already on the device
+(``jax.device_put``) and are timed to ``jax.block_until_ready``; each factory
+compiles (warms up) and checks once before timing. The primal, the ``jax.jit``
+peer and the ``dualad-numpy`` peer are the factories of the problems of issues
+2–4 where the function is one of theirs. Without jax (or without ``dualad_gpu``)
+``dualad_gpu`` and ``jax.jit`` raise :class:`PeerUnavailable`: the rows show
+``n/a`` and asv skips them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import dualad
+
+from .core import Factory, Problem, checked, import_jax, require
+from .forward import (TEXTBOOK_GRADIENT, TEXTBOOK_POINT, jacfwd_textbook, jvp_sum_sin_exp,
+                      sum_sin_exp, sum_sin_exp_inputs, textbook)
+from .reverse import _helmholtz_inputs, helmholtz, helmholtz_problem
+from .second_order import EXACT_RTOL, _rosen_inputs, hessian_rosenbrock, rosenbrock
+
+#: The size of the Jacobian problem (issue 5: n = 1000).
+TANH_LAYER_SIZE = 1000
+
+
+def compiled_factory(transform: Callable[[Any], Callable], inputs: Callable[[], tuple],
+                     expected: Callable[[], Any], what: str, **check: Any) -> Factory:
+    """A factory of ``dualad_gpu``'s thunk: ``transform(dualad_gpu)`` called on
+    ``inputs()`` (NumPy arrays put on the device first, Python floats as they are),
+    compiled by a first call checked against ``expected()`` (``check``: the
+    options of :func:`checked`)."""
+
+    def factory():
+        jax = import_jax()
+        dualad_gpu = require("dualad_gpu")
+        call = transform(dualad_gpu)
+        args = [jax.device_put(a) if isinstance(a, np.ndarray) else a for a in inputs()]
+        return checked(lambda: jax.block_until_ready(call(*args)), expected(), what=what,
+                       **check)
+
+    return factory
+
+
+def compiled_problem(name: str, title: str, compiled: Factory, base: dict[str, Factory],
+                     numpy: str = "dualad", **fields: Any) -> Problem:
+    """A problem of the ``compiled`` group: ``dualad_gpu`` is ``compiled``; the primal
+    and ``jax.jit`` are ``base``'s, ``dualad-numpy`` is ``base[numpy]`` (``base``: the
+    factories of the problem of the same function in issues 2–4). ``fields`` go to
+    :class:`Problem`."""
+    return Problem(
+        name=name, title=title,
+        factories={"primal": base["primal"], "dualad_gpu": compiled,
+                   "jax.jit": base["jax.jit"], "dualad-numpy": base[numpy]},
+        own=("dualad_gpu",), versus="jax.jit", issue=5, group="compiled", **fields)
+
+
+# -- 1: jacfwd of a dense layer, n = 1000 ------------------------------------------------
+
+
+def tanh_layer(x, W, xp=np):
+    """``tanh(W x) + x³``, written once for every array namespace.
+
+    ``W`` is an argument, not a constant: closed over, it would be folded into the
+    compiled program with the seeds (dualad_gpu 3x *faster* than jax.jit, a measure of
+    XLA's constant folding rather than of the derivative). ``xp.matmul``, not ``@``:
+    under ``jax.jit`` ``W`` is a tracer, and ``tracer @ Dual`` goes to JAX's operator
+    first, which refuses a Dual; ``np.matmul`` dispatches on the Dual.
+    """
+    return xp.tanh(xp.matmul(W, x)) + x**3
+
+
+@functools.lru_cache(maxsize=1)
+def _tanh_layer_inputs(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``x ~ N(0, 1)``, ``W ~ N(0, 1/n)``, the value, and the Jacobian derived by
+    hand: ``diag(1 − tanh²(Wx))·W + diag(3x²)``."""
+    rng = np.random.default_rng(20240605 + n)
+    x = rng.standard_normal(n)
+    W = rng.standard_normal((n, n)) / np.sqrt(n)
+    t = np.tanh(W @ x)
+    return x, W, t + x**3, (1.0 - t * t)[:, None] * W + np.diag(3.0 * x * x)
+
+
+def compiled_jacfwd_tanh(n: int = TANH_LAYER_SIZE) -> Problem:
+    """The Jacobian of :func:`tanh_layer` by ``dualad_gpu.jacfwd`` (all n seeds in one
+    pass), against ``jax.jit(jax.jacfwd)``: issue 5, n = 1000, ≤ 1.2× ``jax.jit``."""
+
+    def check(thunk, what):
+        return checked(thunk, _tanh_layer_inputs(n)[3], what=what, rtol=EXACT_RTOL,
+                       scaled=True)
+
+    def primal():
+        x, W, y, _ = _tanh_layer_inputs(n)
+        return checked(functools.partial(tanh_layer, x, W), y, what="primal")
+
+    def numpy_dual():
+        x, W, _, _ = _tanh_layer_inputs(n)
+        return check(functools.partial(dualad.jacfwd(tanh_layer), x, W), "dualad.jacfwd")
+
+    def jax_jit():
+        jax = import_jax()
+        import jax.numpy as jnp
+
+        jac = jax.jit(jax.jacfwd(functools.partial(tanh_layer, xp=jnp)))
+        x, W = map(jax.device_put, _tanh_layer_inputs(n)[:2])
+        return check(lambda: jax.block_until_ready(jac(x, W)), "jax.jit(jax.jacfwd)")
+
+    compiled = compiled_factory(lambda dg: dg.jacfwd(tanh_layer),
+                                lambda: _tanh_layer_inputs(n)[:2],
+                                lambda: _tanh_layer_inputs(n)[3], "dualad_gpu.jacfwd",
+                                rtol=EXACT_RTOL, scaled=True)
+    return compiled_problem(
+        f"compiled_jacfwd_tanh_{n}", f"jacfwd tanh(Wx)+x^3, n={n}", compiled,
+        {"primal": primal, "jax.jit": jax_jit, "dualad": numpy_dual}, target=None,
+        versus_target=1.2)
+
+
+# -- 2: JVP of the 10⁶-element sum (issue 2's function) -------------------------------
+
+
+def compiled_jvp_sum_sin_exp(n: int = 10**6) -> Problem:
+    """:func:`sum_sin_exp`'s JVP by ``dualad_gpu.jvp``: issue 5, ≤ 1.15× ``jax.jit(jax.jvp)``."""
+    compiled = compiled_factory(lambda dg: lambda x, t: dg.jvp(sum_sin_exp, (x,), (t,)),
+                                lambda: sum_sin_exp_inputs(n)[:2],
+                                lambda: sum_sin_exp_inputs(n)[2:], "dualad_gpu.jvp")
+    return compiled_problem(
+        "compiled_jvp_sum_sin_exp",
+        f"jvp sum(sin(x)exp(-x^2)+log1p(x^2)), n={n:.0e}".replace("e+0", "e"), compiled,
+        jvp_sum_sin_exp(n).factories, target=None, versus_target=1.15)
+
+
+# -- 3: Hessian of Rosenbrock, n = 100 (issue 4's size) -----------------------------------
+
+
+def compiled_hessian_rosenbrock(n: int = 100) -> Problem:
+    """:func:`rosenbrock`'s Hessian by ``dualad_gpu.hessian`` (automatic mode): issue 5,
+    ≤ 1.5× ``jax.jit(jax.hessian)``."""
+
+    def expected():
+        from scipy.optimize import rosen_hess
+
+        return rosen_hess(_rosen_inputs(n)[0])
+
+    compiled = compiled_factory(lambda dg: dg.hessian(rosenbrock),
+                                lambda: _rosen_inputs(n)[:1], expected, "dualad_gpu.hessian",
+                                rtol=EXACT_RTOL, scaled=True)
+    return compiled_problem(
+        f"compiled_hessian_rosenbrock_{n}", f"hessian rosenbrock, n={n}", compiled,
+        hessian_rosenbrock(n).factories, target=None, versus_target=1.5)
+
+
+# -- 4: gradient of the Helmholtz free energy, n = 50 (issue 4's problem) ---------------
+
+
+def compiled_helmholtz(n: int = 50) -> Problem:
+    """:func:`helmholtz`'s gradient by ``dualad_gpu.grad``: issue 5, ≤ 1.96× the NumPy
+    primal (DiffSharp's published reverse-mode figure); ``jax.jit(jax.grad)`` for
+    comparison (issue 5 quotes 1.8× for it)."""
+    compiled = compiled_factory(lambda dg: dg.grad(helmholtz),
+                                lambda: _helmholtz_inputs(n)[:3],
+                                lambda: _helmholtz_inputs(n)[4], "dualad_gpu.grad",
+                                rtol=1e-11, scaled=True)
+    return compiled_problem(
+        f"compiled_helmholtz_{n}", f"grad helmholtz, n={n}", compiled,
+        helmholtz_problem(n).factories, numpy="dualad-rev", target=1.96, reference={"jax.jit": 1.8})
+
+
+# -- 5: per-call overhead of a compiled 2-variable gradient ---------------------------
+
+
+def compiled_grad_textbook() -> Problem:
+    """:func:`textbook`'s gradient at (2, 5), Python floats in, by
+    ``dualad_gpu.grad(f, argnums=(0, 1))``: the per-call overhead of a compiled
+    derivative, reported against ``jax.jit(jax.grad)`` (no target)."""
+    compiled = compiled_factory(lambda dg: dg.grad(textbook, argnums=(0, 1)),
+                                lambda: TEXTBOOK_POINT, lambda: TEXTBOOK_GRADIENT,
+                                "dualad_gpu.grad")
+    return compiled_problem(
+        "compiled_grad_textbook", "grad ln(x1)+x1*x2-sin(x2), per call", compiled,
+        jacfwd_textbook().factories, target=None)
