@@ -16,7 +16,7 @@ import optree
 
 from . import ops
 from .dual import Dual, as_float_array, check_tangent_shape, primal_value
-from .primitive import Tag
+from .primitive import Primitive, Tag
 
 __all__ = ["jvp", "jacfwd", "jacobian", "derivative", "DEFAULT_CHUNK_BYTES"]
 
@@ -276,17 +276,27 @@ def seed_block(x, lo: int, hi: int, start: int, stop: int,
 
     ``x`` covers flat positions lo:hi; None when no unit vector touches it.
     """
-    first, last = max(lo, start), min(hi, stop)
-    if first >= last:
+    if hi <= start or lo >= stop:
         return None  # a constant for this chunk, at no cost
+    seeds = unit_vectors(x, lo=lo, hi=hi, start=start, stop=stop)
+    return seeds if place is None else place(seeds)
+
+
+def _unit_vectors(x, lo: int, hi: int, start: int, stop: int) -> np.ndarray:
     seeds = np.zeros((stop - start, hi - lo), x.dtype)
+    first, last = max(lo, start), min(hi, stop)
     if last - first == 1:
         seeds[first - start, first - lo] = 1
     else:
         positions = np.arange(first, last)
         seeds[positions - start, positions - lo] = 1
-    seeds = seeds.reshape((stop - start,) + x.shape)
-    return seeds if place is None else place(seeds)
+    return seeds.reshape((stop - start,) + x.shape)
+
+
+# Rows start:stop of the identity restricted to x's flat positions lo:hi, shaped
+# (stop - start, *x.shape); a primitive so that each backend builds them its own
+# way (JAX in-graph, not as a constant), with no derivative.
+unit_vectors = Primitive("unit_vectors", _unit_vectors)
 
 
 def read_leaf(o: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:

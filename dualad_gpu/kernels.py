@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from dualad import ops
+from dualad.forward import unit_vectors
 from dualad.primitive import PRIMITIVES, Primitive, register_backend
 from dualad.rules.shape import ON_PRIMAL
 
@@ -25,6 +26,11 @@ def _scale(p, t):
 
 def _index_add(values, index, shape):
     return jnp.zeros(shape, values.dtype).at[index].add(values)
+
+
+def _unit_vectors(x, lo, hi, start, stop):
+    seeds = jnp.arange(start, stop)[:, None] == jnp.arange(lo, hi)[None, :]
+    return seeds.astype(x.dtype).reshape((stop - start,) + tuple(x.shape))
 
 
 def _sort_order(a, axis=-1, kind=None, order=None, *, stable=None):
@@ -51,6 +57,7 @@ BY_HAND: dict[Primitive, Callable] = {
     ops.log_abs_det: lambda a: jnp.linalg.slogdet(a)[1],
     ops.sign_of_det: lambda a: jnp.linalg.slogdet(a)[0],
     ON_PRIMAL["argsort"]: _sort_order,
+    unit_vectors: _unit_vectors,
 }
 
 

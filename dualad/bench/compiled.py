@@ -76,11 +76,9 @@ def tanh_layer(x, W, xp=np):
 
     ``W`` is an argument, not a constant: closed over, it would be folded into the
     compiled program with the seeds (dualad_gpu 3x *faster* than jax.jit, a measure of
-    XLA's constant folding rather than of the derivative). ``xp.matmul``, not ``@``:
-    under ``jax.jit`` ``W`` is a tracer, and ``tracer @ Dual`` goes to JAX's operator
-    first, which refuses a Dual; ``np.matmul`` dispatches on the Dual.
+    XLA's constant folding rather than of the derivative).
     """
-    return xp.tanh(xp.matmul(W, x)) + x**3
+    return xp.tanh(W @ x) + x**3
 
 
 @functools.lru_cache(maxsize=1)

@@ -102,11 +102,9 @@ def helmholtz(x, A, b, xp=np):
 
     with ``R``, ``T`` = :data:`HELMHOLTZ_R`, :data:`HELMHOLTZ_T`, ``A`` symmetric
     and ``0 < bᵀx < 1``. Written once for every array namespace (``xp=np``,
-    ``jnp``, ``anp``, ``torch``). ``x @ b``, not ``b @ x``: compiled by
-    ``dualad_gpu``, ``b`` is a JAX tracer, and ``tracer @ Dual`` goes to JAX's
-    operator, which refuses a Dual; ``Dual @ tracer`` is the Dual's own.
+    ``jnp``, ``anp``, ``torch``).
     """
-    bx = x @ b
+    bx = b @ x
     return (HELMHOLTZ_R * HELMHOLTZ_T * xp.sum(x * xp.log(x / (1.0 - bx)))
             - (x @ A @ x) / (_SQRT8 * bx)
             * xp.log((1.0 + (1.0 + _SQRT2) * bx) / (1.0 + (1.0 - _SQRT2) * bx)))
