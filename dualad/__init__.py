@@ -15,6 +15,7 @@ Examples
 
 from .dual import Dual, primal_value  # first: it loads the rule table through dualad.ops
 from . import rules  # noqa: F401,I001
+from .custom import custom_jvp, defprimitive
 from .forward import DEFAULT_CHUNK_BYTES, derivative, jacfwd, jacobian, jvp
 from .hyperdual import HyperDual
 from .reverse import grad, jacrev, value_and_grad, vjp
@@ -28,6 +29,8 @@ __all__ = [
     "HyperDual",
     "Primitive",
     "Tag",
+    "custom_jvp",
+    "defprimitive",
     "DEFAULT_CHUNK_BYTES",
     "derivative",
     "grad",

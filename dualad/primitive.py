@@ -275,12 +275,18 @@ def qualified_name(func: Any) -> str:
 
 
 def missing_rule_error(func: Any) -> TypeError:
-    """The TypeError for a NumPy function that has no dualad rule."""
+    """The TypeError for a NumPy function that has no dualad rule, with the fix."""
     name = qualified_name(func)
+    short = getattr(func, "__name__", "f")
     return TypeError(
         f"{name} has no dualad derivative rule, so it cannot be applied to a Dual.\n"
-        f"If it is differentiable, register an implementation written with functions "
-        f"dualad knows:\n"
+        f"Give it one by declaring a primitive (docs/adding-a-primitive.md):\n\n"
+        f"    dualad.defprimitive(\n"
+        f"        {short!r}, {name},\n"
+        f"        partials=[lambda ans, x: ...],  # elementwise: dans/dx for each argument\n"
+        f"        # or jvp=lambda primals, tangents, ans: ...,\n"
+        f"        numpy_function={name})\n\n"
+        f"If it is built from functions dualad knows, register that implementation:\n"
         f"    dualad.register_function({name}, lambda *args, **kw: ...)\n"
         f"If its result does not depend smoothly on the input, call it on the primal "
         f"value instead: {name}(dualad.primal_value(x))."

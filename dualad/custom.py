@@ -1,0 +1,239 @@
+"""Adding to the rule table: ``defprimitive`` and ``custom_jvp``.
+
+One registration makes an operation work in every mode — Duals, batched
+seeds, hyper-duals, reverse mode and ``dualad_gpu`` — because every mode
+consumes the same rule.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import ops
+from .primitive import (_FOREIGN_ARRAY_TYPES, Boxed, Primitive, register_function)
+
+__all__ = ["defprimitive", "custom_jvp"]
+
+
+def _arity(kernel: Callable) -> int | None:
+    if isinstance(kernel, np.ufunc):
+        return kernel.nin
+    try:
+        params = inspect.signature(kernel).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return None
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+               for p in params)
+
+
+def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = None,
+                 jvp: Callable | None = None, transpose: Callable | None = None,
+                 linear: str | tuple[int, ...] | None = None,
+                 jax_kernel: Callable | None = None,
+                 numpy_function: Callable | None = None) -> Primitive:
+    """Declare a new primitive; it then works in every mode of dualad.
+
+    Parameters
+    ----------
+    name:
+        For error messages.
+    kernel:
+        The NumPy implementation, ``kernel(*arrays, **params)``.
+    partials:
+        For an elementwise operation: one entry per array argument, each
+        ``(ans, *args) -> ∂ans/∂arg`` written with NumPy calls or operators (so
+        it can be differentiated again), or ``None`` for an argument without a
+        derivative.
+    jvp:
+        Otherwise: ``jvp(primals, tangents, ans, **params)`` returning the
+        output's tangent, linear in the tangents, written with NumPy calls.
+        Tangents have a leading axis of K seeds and are ``None`` when zero.
+    transpose, linear:
+        For an operation linear in some arguments whose JVP applies the
+        operation itself to tangents: its transpose rule and where it is linear
+        (see :class:`~dualad.Primitive`). Reverse mode needs them.
+    jax_kernel:
+        The ``jax.numpy`` implementation, used by ``dualad_gpu``.
+    numpy_function:
+        A NumPy function (or ufunc) that should run this primitive when given a
+        Dual, e.g. ``scipy.special.struve``.
+
+    Returns
+    -------
+    The :class:`~dualad.Primitive`; call it like the kernel.
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> softplus = dualad.defprimitive(
+    ...     "softplus", lambda x: np.logaddexp(x, 0.0),
+    ...     partials=[lambda ans, x: 1.0 / (1.0 + np.exp(-x))])
+    >>> dualad.grad(lambda x: np.sum(softplus(x)))(np.array([0.0, 2.0]))
+    array([0.5       , 0.88079708])
+    >>> float(dualad.second_derivative(softplus)(0.0))
+    0.25
+    """
+    if partials is None and jvp is None:
+        raise ValueError(f"defprimitive({name!r}): give partials (elementwise) or jvp; an "
+                         "operation without a derivative needs neither — use a plain function")
+    if transpose is not None and linear is None:
+        raise ValueError(f"defprimitive({name!r}): a transpose rule needs linear= (the "
+                         "arguments in which the operation is linear)")
+    if linear is not None and transpose is None:
+        raise ValueError(f"defprimitive({name!r}): linear= needs a transpose rule for "
+                         "reverse mode")
+    if partials is not None:
+        arity = _arity(kernel)
+        if arity is not None and len(partials) != arity:
+            raise ValueError(f"defprimitive({name!r}): the kernel takes {arity} array "
+                             f"arguments but {len(partials)} partials were given")
+        for i, p in enumerate(partials):
+            if p is not None and not callable(p):
+                raise TypeError(f"defprimitive({name!r}): partial {i} must be a function "
+                                f"(ans, *args) -> derivative, or None")
+    shape_rule = _elementwise_shape if partials is not None else None
+    prim = Primitive(name, kernel, partials=partials,
+                     jvp=None if jvp is None else _shape_checked(name, jvp),
+                     transpose=transpose, linear=linear,
+                     shape_rule=shape_rule if linear else None)
+    if jax_kernel is not None:
+        prim.kernels["jax"] = jax_kernel
+    if _FOREIGN_ARRAY_TYPES:
+        prim.impl = prim._dispatch
+    if numpy_function is not None:
+        register_function(numpy_function, prim)
+    return prim
+
+
+def _shape_checked(name: str, jvp: Callable) -> Callable:
+    """``jvp``, refusing a tangent of the wrong shape at its first use."""
+
+    def checked(primals, tangents, ans, **params):
+        t_out = jvp(primals, tangents, ans, **params)
+        if t_out is None:
+            return None
+        seeds = next(t.shape[0] for t in tangents if t is not None)
+        expected = (seeds,) + tuple(np.shape(_value(ans)))
+        if tuple(t_out.shape) != expected:
+            raise ValueError(f"the jvp rule of {name!r} returned a tangent of shape "
+                             f"{tuple(t_out.shape)}; expected {expected} (the seed axis, "
+                             "then the output's shape)")
+        return t_out
+
+    return checked
+
+
+def _elementwise_shape(*args, **params):
+    from .rules.elementwise import broadcast_shape_rule
+
+    return broadcast_shape_rule(*args, **params)
+
+
+class custom_jvp:
+    """A function with a derivative rule of its own, used in every mode.
+
+    The interface is JAX's: decorate the function, then register its rule
+    with ``@f.defjvp``; the rule takes ``(primals, tangents)`` — tuples, each
+    tangent of its primal's shape — and returns ``(primal_out, tangent_out)``.
+    With ``nondiff_argnums`` the rule takes those arguments first, as in JAX:
+    ``rule(*nondiff_args, primals, tangents)``.
+    Write the rule with NumPy calls, linear in the tangents: dualad evaluates it
+    on Duals (forward, batched seeds one at a time), on Duals of Duals (second
+    derivatives, so the rule itself gets differentiated) and on recorded
+    tangents (reverse mode) — unlike JAX, where a ``custom_vjp`` function
+    cannot be differentiated in forward mode.
+
+    Parameters
+    ----------
+    fun:
+        The function; its positional arguments are arrays.
+    nondiff_argnums:
+        Positions of arguments that are not differentiated (static values).
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> @dualad.custom_jvp
+    ... def log1pexp(x):
+    ...     return np.log1p(np.exp(x))
+    >>> @log1pexp.defjvp
+    ... def log1pexp_jvp(primals, tangents):
+    ...     (x,), (t,) = primals, tangents
+    ...     return log1pexp(x), t / (1.0 + np.exp(-x))   # not exp(x) / (1 + exp(x))
+    >>> float(dualad.derivative(log1pexp)(700.0))
+    1.0
+    >>> float(dualad.grad(log1pexp)(0.0)), float(dualad.second_derivative(log1pexp)(0.0))
+    (0.5, 0.25)
+    """
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.rule: Callable | None = None
+        self._primitive: Primitive | None = None
+
+    def defjvp(self, rule: Callable) -> Callable:
+        """Register ``rule(primals, tangents) -> (primal_out, tangent_out)``."""
+        self.rule = rule
+        self._primitive = Primitive(
+            getattr(self.fun, "__name__", "custom_jvp"), self._kernel, jvp=self._jvp)
+        if _FOREIGN_ARRAY_TYPES:
+            self._primitive.impl = self._primitive._dispatch
+        return rule
+
+    def _kernel(self, *args, static=()):
+        return self.fun(*_merge(args, static, self.nondiff_argnums))
+
+    def _jvp(self, primals, tangents, ans, static=()):
+        seeds = next(t.shape[0] for t in tangents if t is not None)
+        out_shape = (1,) + tuple(np.shape(_value(ans)))
+        per_seed = []
+        for k in range(seeds):  # the rule sees tangents of the primals' shapes
+            ts = tuple(_zeros_like(p) if t is None else ops.getitem(t, index=(k,))
+                       for p, t in zip(primals, tangents))
+            _, t_out = self.rule(*static, tuple(primals), ts)
+            if not hasattr(t_out, "reshape"):
+                t_out = np.asarray(t_out)
+            if tuple(t_out.shape) != out_shape[1:]:
+                raise ValueError(f"the jvp rule of {self.__name__} returned a tangent of "
+                                 f"shape {tuple(t_out.shape)}; expected the output's "
+                                 f"shape {out_shape[1:]}")
+            per_seed.append(ops.reshape(t_out, shape=out_shape))
+        return per_seed[0] if seeds == 1 else ops.concatenate(*per_seed, axis=0)
+
+    def __call__(self, *args: Any) -> Any:
+        if self._primitive is None:
+            raise TypeError(f"custom_jvp function {self.__name__} has no rule yet: "
+                            "register one with @f.defjvp")
+        static = tuple(args[i] for i in self.nondiff_argnums)
+        diff = tuple(a for i, a in enumerate(args) if i not in self.nondiff_argnums)
+        if not any(isinstance(a, Boxed) for a in diff):
+            return self.fun(*args)
+        return self._primitive(*diff, static=static)
+
+
+def _merge(diff: tuple, static: tuple, positions: tuple) -> tuple:
+    """The full argument tuple from the differentiated and the static arguments."""
+    args, diff_iter, static_iter = [], iter(diff), iter(static)
+    for i in range(len(diff) + len(static)):
+        args.append(next(static_iter) if i in positions else next(diff_iter))
+    return tuple(args)
+
+
+def _value(x: Any) -> Any:
+    while isinstance(x, Boxed):
+        x = x.primal
+    return x
+
+
+def _zeros_like(primal: Any) -> np.ndarray:
+    value = _value(primal)
+    return np.zeros(np.shape(value), getattr(value, "dtype", np.float64))
