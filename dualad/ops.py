@@ -9,3 +9,4 @@ from .rules.linalg import det, einsum, inv, log_abs_det, matmul, sign_of_det, so
 from .rules.reductions import amax, amin, cumprod, cumsum, prod, sum_  # noqa: F401
 from .rules.shape import (batched_getitem, batched_index_add, broadcast_to,  # noqa: F401
                           concatenate, getitem, index_add, reshape, transpose)
+from .rules.special import *  # noqa: F401,F403  (scipy.special primitives when scipy imports)

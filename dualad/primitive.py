@@ -266,7 +266,7 @@ def qualified_name(func: Any) -> str:
     name = getattr(func, "__name__", repr(func))
     module = getattr(func, "__module__", None)
     if isinstance(func, np.ufunc) and module in (None, "numpy._core.umath"):
-        module = "numpy"
+        module = "numpy" if getattr(np, name, None) is func else "scipy.special"
     if module and module.startswith("numpy.linalg"):
         module = "numpy.linalg"
     elif module and module.startswith("numpy") and module != "numpy":

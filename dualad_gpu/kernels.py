@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
+import jax.scipy.special
 import numpy as np
 
 from dualad import ops
@@ -70,7 +71,7 @@ def jax_kernel(prim: Primitive) -> Callable | None:
     numpy_kernel = prim.kernels["numpy"]
     if isinstance(numpy_kernel, np.ufunc):
         name = "clip" if numpy_kernel is np._core.umath.clip else numpy_kernel.__name__
-        return getattr(jnp, name, None)
+        return getattr(jnp, name, None) or getattr(jax.scipy.special, name, None)
     if prim.name in ON_PRIMAL:
         return getattr(jnp, prim.name, None)
     # The rest (reshape, transpose, getitem, convert, combine) are written with

@@ -74,6 +74,9 @@ def target(name: str) -> Any:
     if name == "getitem":
         return operator.getitem
     obj: Any = np
+    if name.startswith("scipy."):
+        import scipy.special
+        obj, name = scipy, name.removeprefix("scipy.")
     for part in name.split("."):
         obj = getattr(obj, part)
     return obj
@@ -469,4 +472,64 @@ LINALG = [
          variant="axis, keepdims"),
 ]
 
-SPECS: list[Spec] = ELEMENTWISE + PRODUCTS + REDUCTIONS + SHAPE + LINALG
+# ---------------------------------------------------------------------------
+# Special functions: np.sinc, scipy.special (when scipy imports), softmax family.
+# polygamma, logsumexp, softmax and log_softmax convert arguments with np.asarray in
+# scipy, so their rows call dualad's equivalents (registered under scipy's names).
+# ---------------------------------------------------------------------------
+
+SPECIAL = [
+    Spec("sinc", np.sinc, UNARY, (-3.0, 3.0)),
+    Spec("sinc", np.sinc, UNARY, (-0.2, 0.2), variant="near 0"),
+]
+
+try:
+    import scipy.special as sc
+except ImportError:  # scipy is optional
+    sc = None
+
+if sc is not None:
+    from dualad import ops
+
+    _SOFT = (((5,),), ((3, 4),), ((2, 3, 4),))
+    SPECIAL += [
+        Spec("scipy.special.erf", sc.erf, UNARY),
+        Spec("scipy.special.erfc", sc.erfc, UNARY),
+        Spec("scipy.special.erfcx", sc.erfcx, UNARY),
+        Spec("scipy.special.erfinv", sc.erfinv, UNARY, UNIT),
+        Spec("scipy.special.ndtr", sc.ndtr, UNARY, (-3.0, 3.0)),
+        Spec("scipy.special.log_ndtr", sc.log_ndtr, UNARY, (-6.0, 3.0)),
+        Spec("scipy.special.ndtri", sc.ndtri, UNARY, (0.05, 0.95)),
+        Spec("scipy.special.expit", sc.expit, UNARY, (-6.0, 6.0)),
+        Spec("scipy.special.logit", sc.logit, UNARY, (0.05, 0.95)),
+        Spec("scipy.special.log_expit", sc.log_expit, UNARY, (-6.0, 6.0)),
+        Spec("scipy.special.xlogy", sc.xlogy, BINARY, (0.1, 4.0)),
+        Spec("scipy.special.xlog1py", sc.xlog1py, BINARY, ((-2.0, 2.0), (-0.5, 3.0))),
+        Spec("scipy.special.gammaln", sc.gammaln, UNARY, (0.5, 4.0)),
+        Spec("scipy.special.digamma", sc.digamma, UNARY, (0.5, 4.0)),
+        Spec("scipy.special.polygamma", lambda x: (ops.polygamma(1, x), ops.polygamma(2, x)),
+             UNARY, (0.5, 4.0)),
+        Spec("scipy.special.gamma", sc.gamma, UNARY, (0.5, 4.0)),
+        Spec("scipy.special.beta", sc.beta, BINARY, (0.5, 4.0)),
+        Spec("scipy.special.betaln", sc.betaln, BINARY, (0.5, 4.0)),
+        Spec("scipy.special.i0", sc.i0, UNARY, (-3.0, 3.0)),
+        Spec("scipy.special.i1", sc.i1, UNARY, (-3.0, 3.0)),
+        Spec("scipy.special.i1", sc.i1, UNARY, with_zeros(-3.0, 3.0), variant="at 0"),
+        # exp(-|x|) makes i0e and i1e kinked at 0.
+        Spec("scipy.special.i0e", sc.i0e, UNARY, (-3.0, 3.0), avoid=small),
+        Spec("scipy.special.i1e", sc.i1e, UNARY, (-3.0, 3.0), avoid=small),
+        Spec("scipy.special.j0", sc.j0, UNARY, (-5.0, 5.0)),
+        Spec("scipy.special.j1", sc.j1, UNARY, (-5.0, 5.0)),
+        Spec("scipy.special.j1", sc.j1, UNARY, with_zeros(-5.0, 5.0), variant="at 0"),
+        Spec("scipy.special.y0", sc.y0, UNARY, (0.5, 5.0)),
+        Spec("scipy.special.y1", sc.y1, UNARY, (0.5, 5.0)),
+        Spec("scipy.special.logsumexp",
+             lambda x: (ops.logsumexp(x), ops.logsumexp(x, axis=0),
+                        ops.logsumexp(x, axis=-1, keepdims=True)), _SOFT, (-5.0, 5.0)),
+        Spec("scipy.special.softmax", lambda x: (ops.softmax(x), ops.softmax(x, axis=-1)),
+             _SOFT, (-5.0, 5.0)),
+        Spec("scipy.special.log_softmax",
+             lambda x: (ops.log_softmax(x), ops.log_softmax(x, axis=0)), _SOFT, (-5.0, 5.0)),
+    ]
+
+SPECS: list[Spec] = ELEMENTWISE + PRODUCTS + REDUCTIONS + SHAPE + LINALG + SPECIAL

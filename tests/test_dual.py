@@ -183,8 +183,8 @@ def test_unregistered_function_names_itself_and_the_fix():
 
 def test_unregistered_ufunc_names_itself():
     scipy_special = pytest.importorskip("scipy.special")
-    with pytest.raises(TypeError, match="wofz|erf"):
-        scipy_special.erf(d([0.1]))
+    with pytest.raises(TypeError, match="ellipk"):
+        scipy_special.ellipk(d([0.1]))
 
 
 def test_register_function_makes_a_function_work():

@@ -6,3 +6,4 @@ namespace for rules to call.
 """
 
 from . import elementwise, linalg, reductions, shape  # noqa: F401
+from . import special  # noqa: F401,I001  (declares the scipy.special rules if scipy imports)

@@ -1,0 +1,176 @@
+"""Special functions: the ufuncs of ``scipy.special`` and ``np.sinc``, plus stable
+``logsumexp``, ``softmax`` and ``log_softmax``.
+
+The ufuncs are declared like those of ``elementwise``: one row of partials,
+written with primitives. Where a partial is another special function, that
+function is a primitive too (``digamma' = polygamma(1, x)``, ``i0' = i1``), so
+every row can be differentiated again. scipy is optional: without it only
+``sinc`` and the softmax family are declared.
+
+``scipy.special.polygamma``, ``logsumexp``, ``softmax`` and ``log_softmax`` are
+Python functions that convert their arguments with ``np.asarray``, so NumPy's
+protocols never hand them a Dual; call ``dualad.ops.polygamma``,
+``dualad.ops.logsumexp``, ... instead (registered as their dualad equivalents).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..dual import primal_value
+from ..primitive import Over, Primitive, register_function
+from .elementwise import (absolute, broadcast_shape_rule, cos, elementwise, equal, exp, greater, log,
+                          log1p, safe_divide, sign, where)
+from .reductions import amax, normalize_axes, sum_
+from .shape import reshape, shape_of
+
+try:
+    import scipy.special as sc
+except ImportError:  # pragma: no cover - scipy is an optional dependency
+    sc = None
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+_PI = math.pi
+
+
+def _over_x(f, x, at_zero: float):
+    """f(x)/x for an odd f with f(x)/x → ``at_zero`` (an even function, flat at 0)."""
+    zero = equal(x, 0)
+    return where(zero, at_zero, f(x) / where(zero, 1.0, x))
+
+
+# ---------------------------------------------------------------------------
+# sinc (NumPy): sin(πx)/(πx), an array function rather than a ufunc
+# ---------------------------------------------------------------------------
+
+# sinc'(x) = π·Σₖ (-1)ᵏ 2k·u^(2k-1)/(2k+1)!, u = πx: used for |x| < 0.1, where
+# (cos πx - sinc x)/x cancels; six terms leave < 1e-16 relative there.
+_SINC_SERIES = [(-1) ** k * 2 * k / math.factorial(2 * k + 1) for k in range(1, 7)]
+
+
+def _sinc_partial(ans, x):
+    small = greater(0.1, absolute(x))
+    u = _PI * x
+    u2 = u * u
+    series = _SINC_SERIES[-1]
+    for c in reversed(_SINC_SERIES[:-1]):
+        series = series * u2 + c
+    xs = where(small, 1.0, x)
+    return where(small, _PI * u * series, (cos(_PI * xs) - sinc(xs)) / xs)
+
+
+sinc = Primitive("sinc", np.sinc, partials=(_sinc_partial,), shape_rule=broadcast_shape_rule)
+register_function(np.sinc, sinc)
+
+# ---------------------------------------------------------------------------
+# logsumexp, softmax, log_softmax: everything is shifted by m = max(a), taken
+# as a constant (its derivative cancels exactly), so no exp overflows and no
+# derivative of max (with its ties) is ever taken.
+# ---------------------------------------------------------------------------
+
+
+def _shifted(a, axis):
+    """(a - m, axes) with m = max(a) along ``axis`` (kept dims), taken as a constant."""
+    if not hasattr(a, "shape"):
+        a = np.asarray(a, dtype=float)
+    axes = normalize_axes(axis, len(shape_of(a)))
+    m = amax(primal_value(a), axis=axes, keepdims=True)
+    m = where(greater(m, -np.inf), m, 0.0)  # all -inf: the sum is then 0, its log -inf
+    return a - m, m, axes
+
+
+def _log_sum_exp(shifted, axes):
+    with np.errstate(divide="ignore"):
+        return log(sum_(exp(shifted), axis=axes, keepdims=True))
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    """log Σ exp(a) along ``axis``, as ``scipy.special.logsumexp`` (without ``b``)."""
+    if b is not None or return_sign:
+        raise TypeError("dualad's logsumexp supports neither b= nor return_sign=")
+    shifted, m, axes = _shifted(a, axis)
+    out = _log_sum_exp(shifted, axes) + m
+    if not keepdims:
+        out = reshape(out, shape=tuple(n for i, n in enumerate(shape_of(out)) if i not in axes))
+    return out
+
+
+def softmax(x, axis=None):
+    """exp(x) / Σ exp(x) along ``axis``, as ``scipy.special.softmax``."""
+    shifted, _, axes = _shifted(x, axis)
+    e = exp(shifted)
+    return e / sum_(e, axis=axes, keepdims=True)
+
+
+def log_softmax(x, axis=None):
+    """x - logsumexp(x) along ``axis``, as ``scipy.special.log_softmax``."""
+    shifted, _, axes = _shifted(x, axis)
+    return shifted - _log_sum_exp(shifted, axes)
+
+
+# ---------------------------------------------------------------------------
+# scipy.special ufuncs
+# ---------------------------------------------------------------------------
+
+if sc is not None:
+    # Error function and normal distribution
+    erf = elementwise(sc.erf, lambda ans, x: _TWO_OVER_SQRT_PI * exp(-(x * x)))
+    erfc = elementwise(sc.erfc, lambda ans, x: -_TWO_OVER_SQRT_PI * exp(-(x * x)))
+    # erfcx = exp(x²)·erfc(x): 2x·erfcx - 2/√π (loses ~x² ulps for large x).
+    erfcx = elementwise(sc.erfcx, lambda ans, x: 2.0 * x * ans - _TWO_OVER_SQRT_PI)
+    erfinv = elementwise(sc.erfinv, lambda ans, x: _SQRT_PI_OVER_TWO * exp(ans * ans))
+    ndtr = elementwise(sc.ndtr, lambda ans, x: exp(-0.5 * (x * x)) / _SQRT_2PI)
+    # φ(x)/Φ(x) as one exp of a difference: no underflow in the far left tail.
+    log_ndtr = elementwise(sc.log_ndtr, lambda ans, x: exp(-0.5 * (x * x) - ans) / _SQRT_2PI)
+    ndtri = elementwise(sc.ndtri, lambda ans, x: _SQRT_2PI * exp(0.5 * (ans * ans)))
+
+    # Logistic
+    expit = elementwise(sc.expit, lambda ans, x: ans * expit(-x))
+    logit = elementwise(sc.logit, lambda ans, x: Over(x * (1.0 - x)))
+    log_expit = elementwise(sc.log_expit, lambda ans, x: expit(-x))
+    # x·log y is 0 at x = 0 for every y: ∂y = 0 there (no 0/0); ∂x = log 0 = -inf at y = 0.
+    xlogy = elementwise(sc.xlogy, lambda ans, x, y: log(y),
+                        lambda ans, x, y: safe_divide(x, y), nonfinite=True)
+    xlog1py = elementwise(sc.xlog1py, lambda ans, x, y: log1p(y),
+                          lambda ans, x, y: safe_divide(x, 1.0 + y), nonfinite=True)
+
+    # Gamma and related; polygamma's order n is an integer argument.
+    polygamma = Primitive("polygamma", sc.polygamma,
+                          partials=(None, lambda ans, n, x: polygamma(n + 1, x)),
+                          shape_rule=broadcast_shape_rule)
+    digamma = elementwise(sc.digamma, lambda ans, x: polygamma(1, x))
+    gammaln = elementwise(sc.gammaln, lambda ans, x: digamma(x))
+    gamma = elementwise(sc.gamma, lambda ans, x: ans * digamma(x))
+    betaln = elementwise(sc.betaln, lambda ans, a, b: digamma(a) - digamma(a + b),
+                         lambda ans, a, b: digamma(b) - digamma(a + b))
+    beta = elementwise(sc.beta, lambda ans, a, b: ans * (digamma(a) - digamma(a + b)),
+                       lambda ans, a, b: ans * (digamma(b) - digamma(a + b)))
+
+    # Bessel functions: derivatives by the recurrences, f(x)/x taken at 0 by its limit.
+    i0 = elementwise(sc.i0, lambda ans, x: i1(x))
+    i1 = elementwise(sc.i1, lambda ans, x: i0(x) - _over_x(i1, x, 0.5))
+    # i0e = exp(-|x|)·i0: at x = 0 the kink's midpoint is i1e(0) = 0.
+    i0e = elementwise(sc.i0e, lambda ans, x: i1e(x) - sign(x) * ans)
+    i1e = elementwise(sc.i1e, lambda ans, x: i0e(x) - sign(x) * ans - _over_x(i1e, x, 0.5))
+    j0 = elementwise(sc.j0, lambda ans, x: -j1(x))
+    j1 = elementwise(sc.j1, lambda ans, x: j0(x) - _over_x(j1, x, 0.5))
+    y0 = elementwise(sc.y0, lambda ans, x: -y1(x))
+    y1 = elementwise(sc.y1, lambda ans, x: y0(x) - y1(x) / x)
+
+    register_function(np.i0, i0)
+    # Recorded as the dualad equivalents of these scipy functions, which convert
+    # their arguments with np.asarray and so never reach a Dual themselves.
+    register_function(sc.polygamma, polygamma)
+    register_function(sc.logsumexp, logsumexp)
+    register_function(sc.softmax, softmax)
+    register_function(sc.log_softmax, log_softmax)
+
+__all__ = [name for name, value in list(globals().items())
+           if isinstance(value, Primitive) and not name.startswith("_")
+           and name not in ("absolute", "cos", "equal", "exp", "greater", "log", "log1p", "sign", "where",
+                            "amax", "sum_", "reshape")]
+__all__ += ["logsumexp", "softmax", "log_softmax"]
