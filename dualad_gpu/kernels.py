@@ -59,6 +59,19 @@ BY_HAND: dict[Primitive, Callable] = {
     ops.sign_of_det: lambda a: jnp.linalg.slogdet(a)[0],
     ON_PRIMAL["argsort"]: _sort_order,
     unit_vectors: _unit_vectors,
+    ops.sinc: jnp.sinc,
+}
+if hasattr(ops, "polygamma"):  # declared when scipy is installed
+    BY_HAND[ops.polygamma] = jax.scipy.special.polygamma
+
+
+# scipy.special ufuncs whose JAX counterpart has another name or form (JAX has
+# no y0/y1: those raise a clear error under dualad_gpu).
+SPECIAL_BY_NAME: dict[str, Callable] = {
+    "psi": jax.scipy.special.digamma,
+    "log_expit": jax.nn.log_sigmoid,
+    "j0": lambda x: jax.scipy.special.bessel_jn(x, v=0)[0],
+    "j1": lambda x: jax.scipy.special.bessel_jn(x, v=1)[1],
 }
 
 
@@ -71,7 +84,8 @@ def jax_kernel(prim: Primitive) -> Callable | None:
     numpy_kernel = prim.kernels["numpy"]
     if isinstance(numpy_kernel, np.ufunc):
         name = "clip" if numpy_kernel is np._core.umath.clip else numpy_kernel.__name__
-        return getattr(jnp, name, None) or getattr(jax.scipy.special, name, None)
+        return (getattr(jnp, name, None) or getattr(jax.scipy.special, name, None)
+                or SPECIAL_BY_NAME.get(name))
     if prim.name in ON_PRIMAL:
         return getattr(jnp, prim.name, None)
     # The rest (reshape, transpose, getitem, convert, combine) are written with

@@ -223,3 +223,15 @@ def test_plain_jax_numpy_on_a_dual_is_refused():
     # JAX names the type it cannot take; the README points to dualad_gpu.numpy.
     with pytest.raises(TypeError, match="Dual"):
         dualad_gpu.grad(lambda x: jnp.sum(jnp.sin(x)))(np.ones(2))
+
+
+def test_special_functions_compile():
+    sp = pytest.importorskip("scipy.special")
+
+    def f(x):
+        return np.sum(sp.erf(x) * sp.gammaln(x + 2.0) + sp.expit(x) + sp.j0(x)
+                      + sp.log_expit(x) + np.sinc(x) + np.i0(x))
+
+    x = np.array([0.3, 1.2])
+    assert_allclose(dualad_gpu.grad(f)(x), dualad.grad(f)(x), rtol=1e-13)
+    assert_allclose(dualad_gpu.hessian(f)(x), dualad.hessian(f)(x), rtol=1e-12)
