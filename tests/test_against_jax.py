@@ -52,7 +52,8 @@ STEPS = {
     "tensordot": lambda xp, a: xp.tensordot(xp.outer(a, a), xp.asarray(W), axes=2) * a,
     "reshape": lambda xp, a: xp.reshape(xp.reshape(a, (2, 2)).T, (N,)),
     "stack": lambda xp, a: xp.sum(xp.stack([a, a ** 2]), axis=0),
-    "concat_take": lambda xp, a: xp.concatenate([a[2:], a[:2]]) * xp.take(a, xp.asarray([0, 0, 1, 3])),
+    "concat_take": lambda xp, a: (xp.concatenate([a[2:], a[:2]])
+                                  * xp.take(a, xp.asarray([0, 0, 1, 3]))),
     "where": lambda xp, a: xp.where(a > 0.1, a, xp.sin(a)),
     "dot_B": lambda xp, a: xp.dot(xp.dot(a, xp.asarray(B)), xp.asarray(B).T),
     "tile_repeat": lambda xp, a: xp.tile(a[:2], 2) + xp.repeat(a[2:], 2),

@@ -21,8 +21,8 @@ import numpy as np
 
 from ..dual import primal_value
 from ..primitive import Over, Primitive, register_function
-from .elementwise import (absolute, broadcast_shape_rule, cos, elementwise, equal, exp, greater, log,
-                          log1p, safe_divide, sign, where)
+from .elementwise import (absolute, broadcast_shape_rule, cos, elementwise, equal, exp,
+                          greater, log, log1p, safe_divide, sign, where)
 from .reductions import amax, normalize_axes, sum_
 from .shape import reshape, shape_of
 
@@ -169,8 +169,8 @@ if sc is not None:
     register_function(sc.softmax, softmax)
     register_function(sc.log_softmax, log_softmax)
 
+_IMPORTED = ("absolute", "cos", "equal", "exp", "greater", "log", "log1p", "sign", "where",
+             "amax", "sum_", "reshape")
 __all__ = [name for name, value in list(globals().items())
-           if isinstance(value, Primitive) and not name.startswith("_")
-           and name not in ("absolute", "cos", "equal", "exp", "greater", "log", "log1p", "sign", "where",
-                            "amax", "sum_", "reshape")]
+           if isinstance(value, Primitive) and not name.startswith("_") and name not in _IMPORTED]
 __all__ += ["logsumexp", "softmax", "log_softmax"]
