@@ -327,3 +327,21 @@ def test_ufunc_accumulate_defaults_to_axis_zero():
     out, t = dualad.jvp(np.add.accumulate, (x,), (np.ones_like(x),))
     np.testing.assert_array_equal(out, np.add.accumulate(x))
     np.testing.assert_array_equal(t, [[1, 1, 1], [2, 2, 2]])
+
+
+# ---------------------------------------------------------------------------
+# The public checker on every row: what users run on the rules they register
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec, shapes", CASES)
+@settings(max_examples=3)
+@given(data=st.data())
+def test_check_grads_on_every_primitive(spec, shapes, data):
+    from dualad.testing import check_grads, strategies
+
+    args = tuple(data.draw(strategies.points(spec.domain_of(i), shape))
+                 for i, shape in enumerate(shapes))
+    if spec.avoid is not None:
+        assume(not spec.avoid(*args))
+    check_grads(spec.fun, args, order=1, modes=("fwd", "rev"))
