@@ -37,7 +37,7 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
                  jvp: Callable | None = None, transpose: Callable | None = None,
                  linear: str | tuple[int, ...] | None = None,
                  jax_kernel: Callable | None = None,
-                 numpy_function: Callable | None = None) -> Primitive:
+                 numpy_function: Callable | None = None, outputs: int = 1) -> Any:
     """Declare a new primitive; it then works in every mode of dualad.
 
     Parameters
@@ -64,10 +64,17 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
     numpy_function:
         A NumPy function (or ufunc) that should run this primitive when given a
         Dual, e.g. ``scipy.special.struve``.
+    outputs:
+        For a kernel returning a tuple of ``outputs`` arrays: ``partials`` is
+        then one row per output (each partial taking that output as ``ans``),
+        and ``jvp`` receives the tuple of outputs as ``ans`` and returns a
+        tuple of tangents. Each output becomes a primitive of its own (the
+        kernel runs once per output differentiated).
 
     Returns
     -------
-    The :class:`~dualad.Primitive`; call it like the kernel.
+    The :class:`~dualad.Primitive`; call it like the kernel. With ``outputs``
+    > 1, a function returning the tuple of outputs.
 
     Examples
     --------
@@ -83,6 +90,9 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
     if partials is None and jvp is None:
         raise ValueError(f"defprimitive({name!r}): give partials (elementwise) or jvp; an "
                          "operation without a derivative needs neither — use a plain function")
+    if outputs > 1:
+        return _multiple_outputs(name, kernel, partials, jvp, jax_kernel, numpy_function,
+                                 outputs)
     if transpose is not None and linear is None:
         raise ValueError(f"defprimitive({name!r}): a transpose rule needs linear= (the "
                          "arguments in which the operation is linear)")
@@ -110,6 +120,39 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
     if numpy_function is not None:
         register_function(numpy_function, prim)
     return prim
+
+
+def _multiple_outputs(name, kernel, partials, jvp, jax_kernel, numpy_function, outputs):
+    """One primitive per output of a kernel returning a tuple."""
+    if partials is not None and len(partials) != outputs:
+        raise ValueError(f"defprimitive({name!r}): {outputs} outputs need {outputs} rows of "
+                         f"partials, got {len(partials)}")
+
+    def declare(i):
+        def output_jvp(primals, tangents, ans, **params):
+            tangents_out = jvp(primals, tangents, kernel(*primals, **params), **params)
+            if len(tangents_out) != outputs:
+                raise ValueError(f"the jvp rule of {name!r} returned {len(tangents_out)} "
+                                 f"tangents for {outputs} outputs")
+            return tangents_out[i]
+
+        return defprimitive(
+            f"{name}[{i}]", lambda *args, **params: kernel(*args, **params)[i],
+            partials=None if partials is None else partials[i],
+            jvp=None if jvp is None else output_jvp,
+            jax_kernel=None if jax_kernel is None else (
+                lambda *args, **params: jax_kernel(*args, **params)[i]))
+
+    parts = [declare(i) for i in range(outputs)]
+
+    def multi(*args, **params):
+        return tuple(part(*args, **params) for part in parts)
+
+    multi.__name__ = name
+    multi.outputs = tuple(parts)
+    if numpy_function is not None:
+        register_function(numpy_function, multi)
+    return multi
 
 
 def _shape_checked(name: str, jvp: Callable) -> Callable:

@@ -337,7 +337,7 @@ class Dual(Boxed):
         handler = FUNCTION_HANDLERS.get(func)
         if handler is None:
             raise missing_rule_error(func)
-        if not all(issubclass(t, (Dual, np.ndarray)) for t in types):
+        if not all(issubclass(t, (Boxed, np.ndarray)) for t in types):
             return NotImplemented
         return handler(*args, **kwargs)
 

@@ -26,7 +26,7 @@ import optree
 from . import ops
 from .dual import Dual, as_float_array, primal_value
 from .forward import Inputs, auto_chunk, check_chunk_size, seed_block, zeros_like_output
-from .primitive import UFUNC_HANDLERS, Boxed, Primitive, Tag, missing_rule_error
+from .primitive import Boxed, Primitive, Tag
 
 __all__ = ["vjp", "grad", "value_and_grad", "jacrev", "LinearVar", "Tape"]
 
@@ -123,11 +123,14 @@ class LinearVar(Boxed):
     def transpose(self, *axes):
         return ops.transpose(self, axes=axes[0] if len(axes) == 1 else axes)
 
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        handler = UFUNC_HANDLERS.get(ufunc)
-        if method != "__call__" or kwargs or handler is None:
-            raise missing_rule_error(ufunc)
-        return handler(*inputs)
+    # NumPy calls in tangent rules (np.sum(t, axis=-1), ...) reach the rule table
+    # exactly as they do for a Dual.
+    __array_ufunc__ = Dual.__array_ufunc__
+    __array_function__ = Dual.__array_function__
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("a tangent has no value in reverse mode (it is only recorded); a "
+                        "rule must not convert it with np.asarray")
 
 
 def check_linear(prim: Primitive, linear: tuple[bool, ...]) -> None:

@@ -152,3 +152,40 @@ def test_a_defined_primitive_with_a_jax_kernel_compiles():
                         jax_kernel=lambda x: jax.numpy.power(x, 3))
     assert_allclose(dualad_gpu.grad(lambda x: np.sum(cube(x)))(X), 3 * X ** 2)
     assert_allclose(dualad_gpu.hessian(lambda x: np.sum(cube(x)))(X), np.diag(6 * X))
+
+
+sincos = defprimitive("sincos", lambda x: (np.sin(x), np.cos(x)), outputs=2,
+                      partials=[[lambda ans, x: np.cos(x)], [lambda ans, x: -np.sin(x)]])
+
+
+def _unit_jvp(primals, tangents, ans):
+    (x,), (t,) = primals, tangents
+    u, r = ans
+    dr = np.sum(u * t, axis=-1)  # t has a leading seed axis
+    return (t - u * dr[..., None]) / r, dr
+
+
+unit_and_norm = defprimitive(
+    "unit_and_norm", lambda x: (x / np.linalg.norm(x), np.linalg.norm(x)), outputs=2,
+    jvp=_unit_jvp)
+
+
+def test_multiple_outputs_in_every_mode():
+    s, c = sincos(X)
+    assert_allclose(s, np.sin(X))
+    f = lambda x: np.sum(sincos(x)[0] * sincos(x)[1])  # noqa: E731  sin·cos = sin(2x)/2
+    assert_allclose(dualad.grad(f)(X), np.cos(2 * X))
+    assert_allclose(dualad.jacfwd(lambda x: sincos(x)[1])(X), np.diag(-np.sin(X)))
+    assert_allclose(dualad.hessian(f, mode="hyperdual")(X), np.diag(-2 * np.sin(2 * X)),
+                    rtol=1e-13, atol=1e-15)
+    x = np.array([3.0, 4.0])
+    u = x / 5.0
+    ju, jr = dualad.jacfwd(unit_and_norm)(x)
+    assert_allclose(jr, u)
+    assert_allclose(ju, (np.eye(2) - np.outer(u, u)) / 5.0)
+    assert_allclose(dualad.jacrev(lambda x: unit_and_norm(x)[0])(x), ju)
+
+
+def test_multiple_outputs_need_a_row_each():
+    with pytest.raises(ValueError, match="2 outputs need 2 rows"):
+        defprimitive("bad", lambda x: (x, x), outputs=2, partials=[[lambda ans, x: 1.0]])
