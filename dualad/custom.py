@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from . import ops
-from .primitive import (_FOREIGN_ARRAY_TYPES, Boxed, Primitive, register_function)
+from .dual import Dual
+from .primitive import _FOREIGN_ARRAY_TYPES, Boxed, Primitive, Tag, register_function
 
 __all__ = ["defprimitive", "custom_jvp"]
 
@@ -50,7 +51,9 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
         For an elementwise operation: one entry per array argument, each
         ``(ans, *args) -> ∂ans/∂arg`` written with NumPy calls or operators (so
         it can be differentiated again), or ``None`` for an argument without a
-        derivative.
+        derivative. For ``dualad_gpu`` too, use the functions of
+        :mod:`dualad.ops` instead of ``np.*`` (a rule also sees plain JAX
+        arrays, which NumPy's functions cannot take).
     jvp:
         Otherwise: ``jvp(primals, tangents, ans, **params)`` returning the
         output's tangent, linear in the tangents, written with NumPy calls.
@@ -60,7 +63,10 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
         operation itself to tangents: its transpose rule and where it is linear
         (see :class:`~dualad.Primitive`). Reverse mode needs them.
     jax_kernel:
-        The ``jax.numpy`` implementation, used by ``dualad_gpu``.
+        The ``jax.numpy`` implementation, used by ``dualad_gpu``. Without it, the
+        NumPy kernel runs there on Duals, so that its NumPy calls reach the JAX
+        kernels of the rule table (this needs a kernel written with functions
+        dualad knows).
     numpy_function:
         A NumPy function (or ufunc) that should run this primitive when given a
         Dual, e.g. ``scipy.special.struve``.
@@ -113,8 +119,8 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
                      jvp=None if jvp is None else _shape_checked(name, jvp),
                      transpose=transpose, linear=linear,
                      shape_rule=shape_rule if linear else None)
-    if jax_kernel is not None:
-        prim.kernels["jax"] = jax_kernel
+    # Without a JAX kernel, the NumPy one runs on JAX arrays through the rule table.
+    prim.kernels["jax"] = jax_kernel if jax_kernel is not None else _through_duals(kernel)
     if _FOREIGN_ARRAY_TYPES:
         prim.impl = prim._dispatch
     if numpy_function is not None:
@@ -153,6 +159,24 @@ def _multiple_outputs(name, kernel, partials, jvp, jax_kernel, numpy_function, o
     if numpy_function is not None:
         register_function(numpy_function, multi)
     return multi
+
+
+def _through_duals(kernel: Callable) -> Callable:
+    """``kernel`` for arrays NumPy cannot take (JAX tracers): its arguments become
+    Duals with one zero seed, so its NumPy calls dispatch to the rule table."""
+
+    def run(*args, **params):
+        tag = Tag()
+        duals = [Dual._new(a, ops.reshape(a * 0, shape=(1,) + tuple(np.shape(a))), tag)
+                 for a in args]
+
+        def value(out):
+            return out.primal if isinstance(out, Dual) and out._tag is tag else out
+
+        out = kernel(*duals, **params)
+        return tuple(value(o) for o in out) if isinstance(out, tuple) else value(out)
+
+    return run
 
 
 def _shape_checked(name: str, jvp: Callable) -> Callable:
