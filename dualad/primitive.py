@@ -84,15 +84,17 @@ class Tag:
 
 
 class Boxed:
-    """Base class of the values a primitive call must interpret (Dual, ...)."""
+    """Base class of the values a primitive call must interpret (Dual, ...).
+
+    A subclass has a ``_tag`` and a method ``_process(prim, args, params)``
+    that evaluates ``prim`` on ``args`` when it is the innermost box among them.
+    """
 
     __slots__ = ()
     _tag: Tag
+    _process: Callable[[Primitive, tuple, dict], Any]
     #: True for tangents that are recorded rather than computed (reverse mode).
     records_linear = False
-
-    def _process(self, prim: Primitive, args: tuple, params: dict) -> Any:
-        raise NotImplementedError
 
 
 def backend_of(args: Sequence) -> str:
