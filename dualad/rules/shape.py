@@ -181,17 +181,37 @@ def shape_of(x) -> tuple[int, ...]:
 
 @implements(np.reshape)
 def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    if order != "C":
-        raise NotImplementedError("dualad supports reshape in C order only")
     shape = newshape if shape is None else shape
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     target = np.empty(shape_of(a), dtype=np.bool_).reshape(shape).shape  # resolves -1
+    if _memory_order(a, order) == "F":  # F order is C order of the reversed axes
+        return _reverse_axes(reshape(_reverse_axes(a), shape=target[::-1]))
     return reshape(a, shape=target)
 
 
 @implements(np.ravel)
 def _ravel(a, order="C"):
+    if order == "K":  # the elements in memory order: the axes sorted by stride
+        strides = getattr(primal_value(a), "strides", None)
+        if strides is not None:
+            axes = tuple(int(i) for i in np.argsort([-abs(n) for n in strides], kind="stable"))
+            return reshape(transpose(a, axes=axes), shape=(-1,))
+        order = "C"
     return _reshape(a, (-1,), order=order)
+
+
+def _memory_order(a, order: str) -> str:
+    """NumPy's reading of ``order``: "A" is F for Fortran-ordered arrays, else C."""
+    if order not in ("C", "F", "A"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', got {order!r}")
+    if order == "A":
+        flags = getattr(primal_value(a), "flags", None)
+        return "F" if flags is not None and flags.f_contiguous and not flags.c_contiguous else "C"
+    return order
+
+
+def _reverse_axes(a):
+    return transpose(a, axes=tuple(range(len(shape_of(a))))[::-1])
 
 
 @implements(np.squeeze)
