@@ -57,6 +57,8 @@ BY_HAND: dict[Primitive, Callable] = {
     ops.det: jnp.linalg.det,
     ops.log_abs_det: lambda a: jnp.linalg.slogdet(a)[1],
     ops.sign_of_det: lambda a: jnp.linalg.slogdet(a)[0],
+    ops.eigvalsh: lambda a: jnp.linalg.eigh(a, symmetrize_input=False)[0],
+    ops.eigh_vectors: lambda a: jnp.linalg.eigh(a, symmetrize_input=False)[1],
     ON_PRIMAL["argsort"]: _sort_order,
     unit_vectors: _unit_vectors,
     ops.sinc: jnp.sinc,

@@ -145,6 +145,18 @@ def sum_ties(x, sum_axis: int, axis=None) -> bool:
     return ties(np.abs(x).sum(sum_axis), axis, gap=10 * GAP)
 
 
+def close_eigenvalues(a, uplo: str = "L") -> bool:
+    """Eigenvalues (of the triangle eigh reads) closer than 0.05: eigenvectors are
+    ill-conditioned there, and the finite differences with them."""
+    return ties(np.linalg.eigvalsh(a, UPLO=uplo), axis=-1, gap=0.05)
+
+
+def close_singular_values(x) -> bool:
+    """Singular values of x (over its first and last axes) closer than 0.05, or near 0."""
+    s = np.linalg.svd(np.moveaxis(x, (0, 2), (-2, -1)), compute_uv=False)
+    return ties(s, axis=-1, gap=0.05) or bool(np.any(s < 0.05))
+
+
 def abs_ties(x, axis=None) -> bool:
     x = np.asarray(x)
     return small(x) or ties(np.abs(x), axis)
@@ -470,6 +482,19 @@ LINALG = [
          ARRAY3, nonzero(0.1, 2.0),
          avoid=lambda x: sum_ties(x, 2, axis=0),
          variant="axis, keepdims"),
+    Spec("linalg.norm", lambda x: (np.linalg.norm(x, 2), np.linalg.norm(x, -2),
+                                   np.linalg.norm(x, "nuc")),
+         (((4, 3),), ((2, 4),)), (-2.0, 2.0),
+         avoid=lambda x: close_singular_values(x[:, None, :]), variant="spectral"),
+    Spec("linalg.norm", lambda x: (np.linalg.norm(x, 2, axis=(2, 0), keepdims=True),
+                                   np.linalg.norm(x, "nuc", axis=(0, 2))),
+         (((3, 4, 3),),), (-2.0, 2.0), avoid=close_singular_values,
+         variant="spectral, axis"),
+    Spec("linalg.eigvalsh", np.linalg.eigvalsh, MATRIX, (-2.0, 2.0),
+         avoid=lambda a: close_eigenvalues(a)),
+    Spec("linalg.eigh", lambda a: (np.linalg.eigh(a).eigenvalues,
+                                   np.linalg.eigh(a, UPLO="U").eigenvectors ** 2),
+         MATRIX, (-2.0, 2.0), avoid=lambda a: close_eigenvalues(a, "U")),
 ]
 
 # ---------------------------------------------------------------------------

@@ -14,10 +14,10 @@ import numpy as np
 
 from ..dual import align_tangent, primal_value
 from ..primitive import Primitive, implements, register_function
-from .elementwise import absolute, add, multiply, negative, power, sqrt, square
+from .elementwise import absolute, add, maximum, multiply, negative, power, sqrt, square, where
 from .reductions import _max, _min, _sum, sum_
-from .shape import (_ravel, _swapaxes, broadcast_to, getitem, normalize_axis, reshape, shape_of,
-                    transpose, unbroadcast)
+from .shape import (_moveaxis, _ravel, _swapaxes, broadcast_to, getitem, normalize_axis, reshape,
+                    shape_of, transpose, unbroadcast)
 
 
 def _seed_axis_first(x):
@@ -398,11 +398,96 @@ def _matrix_norm(x, ord, axes, keepdims):
         sums, over, pick = _sum(absolute(x), rows, keepdims=True), cols, ord == 1
     elif ord in (np.inf, -np.inf):  # largest (smallest) row sum
         sums, over, pick = _sum(absolute(x), cols, keepdims=True), rows, ord == np.inf
+    elif ord in (2, -2, "nuc"):
+        return _spectral_norm(x, ord, axes, keepdims)
     else:
-        raise NotImplementedError(
-            f"np.linalg.norm(..., ord={ord!r}) of a matrix needs singular values, which "
-            "dualad does not differentiate yet; use ord='fro', 1, -1, inf or -inf")
+        raise ValueError(f"Invalid norm order {ord!r} for matrices.")
     out = (_max if pick else _min)(sums, over, keepdims=True)
     if keepdims:
         return out
     return reshape(out, shape=tuple(n for i, n in enumerate(shape_of(out)) if i not in axes))
+
+
+def _spectral_norm(x, ord, axes, keepdims):
+    """The largest (2) or smallest (-2) singular value, or their sum ("nuc").
+
+    Singular values are the square roots of the eigenvalues of the smaller Gram
+    matrix; a derivative then follows from the eigenvalue rule (an accurate
+    choice for well-separated singular values, not for nearly singular ones).
+    """
+    m = _moveaxis(x, axes, (-2, -1))
+    rows, cols = shape_of(m)[-2:]
+    gram = (matmul(_swapaxes(m, -1, -2), m) if rows >= cols
+            else matmul(m, _swapaxes(m, -1, -2)))
+    singular = sqrt(maximum(eigvalsh(gram), 0.0))  # ascending
+    last = (len(shape_of(singular)) - 1,)
+    if ord == "nuc":
+        out = sum_(singular, axis=last, keepdims=False)
+    else:
+        out = getitem(singular, index=(Ellipsis, -1 if ord == 2 else 0))
+    if not keepdims:
+        return out
+    shape = list(shape_of(out))
+    for axis in sorted(axes):
+        shape.insert(axis, 1)
+    return reshape(out, shape=tuple(shape))
+
+
+# ---------------------------------------------------------------------------
+# Symmetric eigenproblems: eigenvalues and eigenvectors as two primitives
+# ---------------------------------------------------------------------------
+
+
+def _lower(a):
+    """The symmetric matrix NumPy's eigh reads from ``a``: its lower triangle, mirrored."""
+    n = a.shape[-1]
+    lower = np.tril(np.ones((n, n), dtype=bool))
+    strictly_lower = np.tril(np.ones((n, n), dtype=bool), -1)
+    return where(lower, a, 0.0) + _swapaxes(where(strictly_lower, a, 0.0), -1, -2)
+
+
+def _in_eigenbasis(a, ta):
+    """Vᵀ dA V for each seed, V the eigenvectors of ``a``."""
+    v = eigh_vectors(a)
+    return matmul(matmul(_swapaxes(v, -1, -2), _lower(ta)), v)
+
+
+def _eigvalsh_jvp(primals, tangents, ans):
+    # dwᵢ = vᵢᵀ dA vᵢ
+    projected = _in_eigenbasis(primals[0], tangents[0])
+    i = np.arange(projected.shape[-1])
+    return getitem(projected, index=(Ellipsis, i, i))
+
+
+def _eigh_vectors_jvp(primals, tangents, ans):
+    # dV = V (F ∘ Vᵀ dA V), F_ij = 1 / (w_j − w_i) off the diagonal, 0 on it
+    a = primals[0]
+    w = eigvalsh(a)
+    off = ~np.eye(w.shape[-1], dtype=bool)
+    gap = getitem(w, index=(Ellipsis, None, slice(None))) - getitem(
+        w, index=(Ellipsis, slice(None), None))
+    f = where(off, 1.0 / where(off, gap, 1.0), 0.0)
+    return matmul(ans, f * _in_eigenbasis(a, tangents[0]))
+
+
+eigvalsh = Primitive("eigvalsh", lambda a: np.linalg.eigh(a)[0], jvp=_eigvalsh_jvp)
+eigh_vectors = Primitive("eigh_vectors", lambda a: np.linalg.eigh(a)[1], jvp=_eigh_vectors_jvp)
+
+_EighResult = type(np.linalg.eigh(np.eye(1)))
+
+
+def _lower_input(a, UPLO):
+    if UPLO not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    return a if UPLO == "L" else _swapaxes(a, -1, -2)  # the upper triangle, as lower
+
+
+@implements(np.linalg.eigvalsh)
+def _eigvalsh(a, UPLO="L"):
+    return eigvalsh(_lower_input(a, UPLO))
+
+
+@implements(np.linalg.eigh)
+def _eigh(a, UPLO="L"):
+    a = _lower_input(a, UPLO)
+    return _EighResult(eigvalsh(a), eigh_vectors(a))
