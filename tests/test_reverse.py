@@ -12,22 +12,6 @@ import dualad
 from dualad import derivative, grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
 
 
-def textbook(x1, x2):
-    return np.log(x1) + x1 * x2 - np.sin(x2)
-
-
-def test_textbook_gradient_in_one_reverse_pass():
-    calls = []
-
-    def counted(x1, x2):
-        calls.append(1)
-        return textbook(x1, x2)
-
-    g1, g2 = grad(counted, argnums=(0, 1))(2.0, 5.0)
-    assert (float(g1), float(g2)) == (5.5, 1.7163378145367738)
-    assert len(calls) == 1
-
-
 def test_value_and_grad():
     value, g = value_and_grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
     assert value == 5.0
