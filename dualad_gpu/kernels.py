@@ -49,6 +49,7 @@ BY_HAND: dict[Primitive, Callable] = {
     ops.amax: lambda x, axis, keepdims: jnp.max(x, axis=axis, keepdims=keepdims),
     ops.amin: lambda x, axis, keepdims: jnp.min(x, axis=axis, keepdims=keepdims),
     ops.prod: lambda x, axis, keepdims: jnp.prod(x, axis=axis, keepdims=keepdims),
+    ops.l2_norm: lambda x, axis, keepdims: jnp.sqrt(jnp.sum(x * x, axis=axis, keepdims=keepdims)),
     ops.cumsum: lambda x, axis: jnp.cumsum(x, axis=axis),
     ops.cumprod: lambda x, axis: jnp.cumprod(x, axis=axis),
     ops.einsum: lambda *operands, subscripts: jnp.einsum(subscripts, *operands),

@@ -165,6 +165,29 @@ def test_perturbation_confusion_in_reverse_mode():
     assert derivative(lambda x: x * grad(lambda y: x * y)(2.0))(3.0) == 6.0
 
 
+# -- conventions at singular points (docs/conventions.md) --------------------------------
+
+SINGULAR_POINTS = {
+    "abs at 0": (lambda x: np.sum(np.abs(x)), np.zeros(2)),
+    "maximum at a tie": (lambda x: np.maximum(x[0], x[1]), np.ones(2)),
+    "max at a tie": (np.max, np.ones(3)),
+    "clip at its bounds": (lambda x: np.sum(np.clip(x, 0.0, 1.0)), np.array([0.0, 1.0])),
+    "hypot at (0, 0)": (lambda x: np.hypot(x[0], x[1]), np.zeros(2)),
+    "vector norm at 0": (np.linalg.norm, np.zeros(3)),
+    "norm ord=2 along an axis at 0": (lambda x: np.sum(np.linalg.norm(x, 2, axis=1)),
+                                      np.zeros((2, 3))),
+    "frobenius norm at 0": (lambda x: np.linalg.norm(x, "fro"), np.zeros((2, 2))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SINGULAR_POINTS))
+def test_reverse_mode_follows_the_conventions_at_singular_points(name):
+    f, x = SINGULAR_POINTS[name]
+    forward = jacfwd(f)(x)
+    assert np.all(np.isfinite(forward))
+    assert_allclose(grad(f)(x), forward)
+
+
 # -- the where trap ------------------------------------------------------------------
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from ..dual import align_tangent, primal_value
 from ..primitive import Primitive, implements, register_function
 from .elementwise import absolute, add, maximum, multiply, negative, power, sqrt, square, where
-from .reductions import _max, _min, _sum, sum_
+from .reductions import _max, _min, _sum, l2_norm, normalize_axes, sum_
 from .shape import (_moveaxis, _ravel, _swapaxes, broadcast_to, getitem, normalize_axis, reshape,
                     shape_of, transpose, unbroadcast)
 
@@ -364,8 +364,7 @@ def _norm(x, ord=None, axis=None, keepdims=False):
     ndim = len(shape_of(x))
     if axis is None:
         if ord is None:  # 2-norm of all elements, whatever the shape
-            out = sqrt(_sum(square(x)))
-            return reshape(out, shape=(1,) * ndim) if keepdims else out
+            return l2_norm(x, axis=tuple(range(ndim)), keepdims=bool(keepdims))
         axis = tuple(range(ndim))
     axes = tuple(normalize_axis(int(a), ndim) for a in np.atleast_1d(axis))
     if len(axes) == 1:
@@ -375,9 +374,13 @@ def _norm(x, ord=None, axis=None, keepdims=False):
     raise ValueError("Improper number of dimensions to norm.")
 
 
+def _l2_norm(x, axes, keepdims):
+    return l2_norm(x, axis=normalize_axes(axes, len(shape_of(x))), keepdims=bool(keepdims))
+
+
 def _vector_norm(x, ord, axes, keepdims):
     if ord == 2:
-        return sqrt(_sum(square(x), axes, keepdims=keepdims))
+        return _l2_norm(x, axes, keepdims)
     if ord == np.inf:
         return _max(absolute(x), axes, keepdims=keepdims)
     if ord == -np.inf:
@@ -393,7 +396,7 @@ def _vector_norm(x, ord, axes, keepdims):
 def _matrix_norm(x, ord, axes, keepdims):
     rows, cols = axes
     if ord in ("fro", "f"):
-        return sqrt(_sum(square(x), axes, keepdims=keepdims))
+        return _l2_norm(x, axes, keepdims)
     if ord in (1, -1):  # largest (smallest) column sum
         sums, over, pick = _sum(absolute(x), rows, keepdims=True), cols, ord == 1
     elif ord in (np.inf, -np.inf):  # largest (smallest) row sum

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..dual import primal_value
 from ..primitive import Primitive, implements
-from .elementwise import divide, equal, multiply, sqrt, square
+from .elementwise import divide, equal, greater, multiply, sqrt, square, where
 from .shape import (_diagonal, _ravel, broadcast_to, concatenate, getitem, normalize_axis,
                     reshape, shape_of, transpose)
 
@@ -91,6 +91,21 @@ amax = Primitive("max", lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=
                  jvp=_extremum_jvp)
 amin = Primitive("min", lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
                  jvp=_extremum_jvp)
+
+
+def _l2_norm_jvp(primals, tangents, ans, axis, keepdims):
+    x, t = primals[0], tangents[0]
+    norm = ans if keepdims else reshape(ans, shape=keepdims_shape(x.shape, axis))
+    nonzero = greater(norm, 0.0)
+    # x/‖x‖, and 0 at x = 0: the centre of the cone's subdifferential (hypot's convention)
+    direction = where(nonzero, divide(x, where(nonzero, norm, 1.0)), 0.0)
+    return sum_(multiply(direction, t), axis=_shift(axis), keepdims=keepdims)
+
+
+l2_norm = Primitive(
+    "l2_norm",
+    lambda x, axis, keepdims: np.sqrt(np.add.reduce(x * x, axis=axis, keepdims=keepdims)),
+    jvp=_l2_norm_jvp)
 
 
 def _exclusive_products(x):
