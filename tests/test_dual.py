@@ -292,3 +292,20 @@ def test_zeros_like_of_a_hyperdual_is_a_hyperdual():
     assert_allclose(z.eps1eps2, [[[0.0, 0.0]]])
     assert_allclose(z.eps1, [[3.0, 0.0]])
     assert np.zeros_like(h, dtype=int).dtype == int
+
+
+JOINS_WITH_CONSTANTS = {
+    "concatenate with lists": lambda u: np.concatenate([[0.0], u, [0.0]]),
+    "hstack with floats": lambda u: np.hstack([0.0, u, 1.0]),
+    "vstack with a list": lambda u: np.vstack([u, [1.0, 2.0, 3.0]]).ravel(),
+    "stack of elements and floats": lambda u: np.stack([u[0], 0.0, u[2] * 2.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JOINS_WITH_CONSTANTS))
+def test_joining_duals_with_python_constants_in_every_mode(name):
+    f = JOINS_WITH_CONSTANTS[name]
+    u = np.array([1.0, 2.0, 3.0])
+    expected = np.stack([f(u + 1e-6 * e) - f(u - 1e-6 * e) for e in np.eye(3)], axis=-1) / 2e-6
+    assert_allclose(dualad.jacfwd(f)(u), expected, atol=1e-8)
+    assert_allclose(dualad.jacrev(f)(u), expected, atol=1e-8)

@@ -333,11 +333,16 @@ def _moveaxis(a, source, destination):
 # ---------------------------------------------------------------------------
 
 
+def _operands(arrays) -> list:
+    """The arrays to join, with Python numbers and lists (constants) as ndarrays."""
+    return [a if hasattr(a, "shape") else np.asarray(a) for a in arrays]
+
+
 @implements(np.concatenate)
 def _concatenate(arrays, axis=0, out=None, dtype=None, casting=None):
     if out is not None:
         raise TypeError("np.concatenate(..., out=...) would drop the derivative of a Dual")
-    arrays = list(arrays)
+    arrays = _operands(arrays)
     if axis is None:
         arrays, axis = [_ravel(a) for a in arrays], 0
     return concatenate(*arrays, axis=normalize_axis(axis, len(shape_of(arrays[0]))))
@@ -345,20 +350,20 @@ def _concatenate(arrays, axis=0, out=None, dtype=None, casting=None):
 
 @implements(np.stack)
 def _stack(arrays, axis=0, out=None, dtype=None, casting=None):
-    arrays = list(arrays)
+    arrays = _operands(arrays)
     axis = normalize_axis(axis, len(shape_of(arrays[0])) + 1)
     return _concatenate([_expand_dims(a, axis) for a in arrays], axis=axis)
 
 
 @implements(np.hstack)
 def _hstack(tup, dtype=None, casting=None):
-    arrays = [_atleast(1, a) for a in tup]
+    arrays = [_atleast(1, a) for a in _operands(tup)]
     return _concatenate(arrays, axis=0 if len(shape_of(arrays[0])) == 1 else 1)
 
 
 @implements(np.vstack)
 def _vstack(tup, dtype=None, casting=None):
-    return _concatenate([_atleast(2, a) for a in tup], axis=0)
+    return _concatenate([_atleast(2, a) for a in _operands(tup)], axis=0)
 
 
 def _split_by(numpy_split, ary, indices_or_sections, axis):
