@@ -309,3 +309,8 @@ def test_joining_duals_with_python_constants_in_every_mode(name):
     expected = np.stack([f(u + 1e-6 * e) - f(u - 1e-6 * e) for e in np.eye(3)], axis=-1) / 2e-6
     assert_allclose(dualad.jacfwd(f)(u), expected, atol=1e-8)
     assert_allclose(dualad.jacrev(f)(u), expected, atol=1e-8)
+
+
+def test_pad_modes_that_are_not_copies_are_refused():
+    with pytest.raises(TypeError, match=r"mode='mean' is not supported.*edge, reflect"):
+        jacfwd(lambda x: np.pad(x, 1, mode="mean"))(np.ones(3))

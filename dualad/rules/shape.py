@@ -469,6 +469,27 @@ def _roll(a, shift, axis=None):
     return a
 
 
+# Modes of np.pad that only copy elements: the padded array is a gather.
+_GATHER_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+@implements(np.pad)
+def _pad(array, pad_width, mode="constant", **kwargs):
+    """np.pad as a gather of ``array``'s elements (the positions padded by NumPy
+    itself, applied to element numbers), and constants where mode="constant"."""
+    if mode not in _GATHER_PAD_MODES or kwargs.get("reflect_type", "even") != "even":
+        raise TypeError(f"np.pad(..., mode={mode!r}) is not supported on Duals; supported "
+                        f"modes: {', '.join(_GATHER_PAD_MODES)} (reflect_type='even')")
+    shape = shape_of(array)
+    positions = np.arange(int(np.prod(shape))).reshape(shape)
+    if mode != "constant":
+        return getitem(_ravel(array), index=(np.pad(positions, pad_width, mode=mode, **kwargs),))
+    padded = np.pad(positions, pad_width, constant_values=-1)
+    constants = np.pad(np.zeros(shape, primal_value(array).dtype), pad_width, **kwargs)
+    gathered = getitem(_ravel(array), index=(np.maximum(padded, 0),))
+    return where(padded < 0, constants, gathered)
+
+
 @implements(np.repeat)
 def _repeat(a, repeats, axis=None):
     if axis is None:
