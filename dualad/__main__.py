@@ -1,6 +1,8 @@
 """``python -m dualad``: the textbook forward-mode trace, a gradient and a Jacobian.
 
 ``python -m dualad bench`` runs the benchmark table instead (see dualad.bench).
+``forward_trace`` and ``reverse_trace`` also give the trace tables of
+docs/how-it-works.md.
 """
 
 from __future__ import annotations
@@ -46,6 +48,57 @@ def forward_trace(x1: float = 2.0, x2: float = 5.0) -> list[tuple[str, str, floa
         row("v₅", "v₄ − v₃", v5, "v̇₄ − v̇₃"),
         row("y", "v₅", v5, "v̇₅"),
     ]
+
+
+def _bar(name: str) -> str:
+    """The adjoint's name: v₋₁ → v̄₋₁, x1 → x̄1."""
+    return name[0] + "\u0304" + name[1:]
+
+
+def reverse_trace(x1: float = 2.0, x2: float = 5.0) -> list[tuple[str, str, str, float]]:
+    """The adjoints v̄ᵢ = ∂y/∂vᵢ of ``textbook``, one reverse sweep over its steps.
+
+    The forward sweep evaluates each elementary step with :func:`dualad.vjp`
+    and keeps its pullback; the reverse sweep starts from ȳ = v̄₅ = 1 and
+    pulls the adjoint of each step's output back to its inputs, adding up the
+    contributions to a variable used twice (v₋₁ and v₀). Returns rows
+    ``(adjoint, chain rule, local partial, value)``, every number computed by
+    dualad itself.
+
+    Examples
+    --------
+    >>> rows = reverse_trace()
+    >>> rows[-2:]
+    [('x̄1', 'v̄₋₁', '', 5.5), ('x̄2', 'v̄₀', '', 1.7163378145367738)]
+    """
+    # textbook as a Wengert list: output, operation, inputs, ∂output/∂input as text.
+    steps = [
+        ("v₁", np.log, ("v₋₁",), ("1/v₋₁",)),
+        ("v₂", np.multiply, ("v₋₁", "v₀"), ("v₀", "v₋₁")),
+        ("v₃", np.sin, ("v₀",), ("cos v₀",)),
+        ("v₄", np.add, ("v₁", "v₂"), ("1", "1")),
+        ("v₅", np.subtract, ("v₄", "v₃"), ("1", "(−1)")),
+    ]
+    value = {"v₋₁": x1, "v₀": x2}
+    pullback = {}
+    for out, op, ins, _ in steps:  # forward sweep
+        value[out], pullback[out] = dualad.vjp(op, *(value[v] for v in ins))
+
+    adjoint = {"v₅": 1.0}  # ȳ = 1
+    rows = [(_bar("v₅"), "ȳ", "", 1.0)]
+    for out, _, ins, partials in reversed(steps):  # reverse sweep
+        contributions = pullback[out](adjoint[out])  # v̄_out · ∂out/∂v, for each input v
+        for v, partial, contribution in zip(ins, partials, contributions):
+            term, local = f"{_bar(out)} ∂{out}/∂{v}", f"{_bar(out)} × {partial}"
+            if v in adjoint:
+                adjoint[v] = adjoint[v] + contribution
+                term, local = f"{_bar(v)} + {term}", f"{_bar(v)} + {local}"
+            else:
+                adjoint[v] = contribution
+            rows.append((_bar(v), term, local, float(adjoint[v])))
+    rows.append((_bar("x1"), _bar("v₋₁"), "", float(adjoint["v₋₁"])))
+    rows.append((_bar("x2"), _bar("v₀"), "", float(adjoint["v₀"])))
+    return rows
 
 
 def _pad(text: str, width: int) -> str:
