@@ -45,6 +45,7 @@ nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_execution_timeout = 600
 nb_merge_streams = True
+nb_render_markdown_format = "myst"  # Markdown outputs (tables with math) rendered as MyST
 
 html_theme = "furo"
 html_title = f"dualad {release}"
