@@ -86,7 +86,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool =
             t = ops.reshape(t, shape=(1,) + p.shape)
         duals.append(Dual._new(p, t, tag))
     out = fun(*p_tree.unflatten(duals))
-    out, aux = out if has_aux else (out, None)
+    out, aux = split_aux(out, has_aux, tag)
     primal_out, tangent_out = _read_output(out, tag, seeds if batched else 1)
     if not batched:
         tangent_out = optree.tree_map(lambda t: t[0], tangent_out)
@@ -144,7 +144,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         for start, stop in inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize)):
             out = inputs.call(fun, [seed_columns(x, lo, hi, start, stop, tag, seed_placement)
                                     for x, lo, hi in inputs.spans()])
-            out, aux = out if has_aux else (out, None)
+            out, aux = split_aux(out, has_aux, tag)
             out_leaves, out_tree = optree.tree_flatten(out)
             blocks.append([read_leaf(o, tag, stop - start)[1] for o in out_leaves])
         per_output = [blocks[0][j] if len(blocks) == 1 else
@@ -297,6 +297,19 @@ def _unit_vectors(x, lo: int, hi: int, start: int, stop: int) -> np.ndarray:
 # (stop - start, *x.shape); a primitive so that each backend builds them its own
 # way (JAX in-graph, not as a constant), with no derivative.
 unit_vectors = Primitive("unit_vectors", _unit_vectors)
+
+
+def split_aux(out: Any, has_aux: bool, tag: Tag) -> tuple[Any, Any]:
+    """``(output, aux)`` of ``fun``'s result; ``aux`` loses the perturbation of
+    ``tag``, so it comes back as plain values (as in JAX)."""
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(f"has_aux=True needs a function returning a pair (output, aux), "
+                        f"got {type(out).__name__}")
+    out, aux = out
+    return out, optree.tree_map(
+        lambda o: o.primal if isinstance(o, Dual) and o._tag is tag else o, aux)
 
 
 def read_leaf(o: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:

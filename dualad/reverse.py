@@ -25,7 +25,8 @@ import optree
 
 from . import ops
 from .dual import Dual, as_float_array, primal_value
-from .forward import Inputs, auto_chunk, check_chunk_size, seed_block, zeros_like_output
+from .forward import (Inputs, auto_chunk, check_chunk_size, seed_block, split_aux,
+                      zeros_like_output)
 from .primitive import Boxed, Primitive, Tag
 
 __all__ = ["vjp", "grad", "value_and_grad", "jacrev", "LinearVar", "Tape"]
@@ -263,7 +264,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
     """
     inputs = Inputs(primals, tuple(range(len(primals))))
     out, tag, tape, in_vars = _linearize(fun, inputs, nan_safe)
-    out, aux = out if has_aux else (out, None)
+    out, aux = split_aux(out, has_aux, tag)
     out_leaves, out_tree = optree.tree_flatten(out)
     primal_leaves, out_vars = _read_linear(out_leaves, tag)
 
@@ -306,7 +307,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     def value_and_grad_fun(*args):
         inputs = Inputs(args, argnums)
         out, tag, tape, in_vars = _linearize(fun, inputs, nan_safe)
-        out, aux = out if has_aux else (out, None)
+        out, aux = split_aux(out, has_aux, tag)
         (value,), (var,) = _read_linear([out], tag)
         if np.shape(primal_value(value)) != ():
             raise ValueError(f"grad requires a function with a scalar output, got shape "
@@ -393,7 +394,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     def jacfun(*args):
         inputs = Inputs(args, argnums)
         out, tag, tape, in_vars = _linearize(fun, inputs, nan_safe)
-        out, aux = out if has_aux else (out, None)
+        out, aux = split_aux(out, has_aux, tag)
         out_leaves, out_tree = optree.tree_flatten(out)
         primal_leaves, out_vars = _read_linear(out_leaves, tag)
         outputs = Inputs((out_tree.unflatten(primal_leaves),), 0)  # flat output positions

@@ -234,3 +234,10 @@ def test_special_functions_compile():
     x = np.array([0.3, 1.2])
     assert_allclose(dualad_gpu.grad(f)(x), dualad.grad(f)(x), rtol=1e-13)
     assert_allclose(dualad_gpu.hessian(f)(x), dualad.hessian(f)(x), rtol=1e-12)
+
+
+def test_aux_of_compiled_transforms_is_plain_values():
+    f = lambda x: (np.sum(x ** 2), {"total": np.sum(x)})  # noqa: E731
+    g, aux = dualad_gpu.grad(f, has_aux=True)(np.ones(2))
+    assert_allclose(g, [2.0, 2.0])
+    assert_allclose(aux["total"], 2.0)

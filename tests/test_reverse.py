@@ -23,6 +23,36 @@ def test_value_and_grad():
 def test_grad_has_aux_and_argnums():
     g, aux = grad(lambda x, y: (x * y, y), argnums=1, has_aux=True)(3.0, 4.0)
     assert (g, aux) == (3.0, 4.0)
+    assert not isinstance(aux, dualad.Dual)
+
+
+AUX_TRANSFORMS = {
+    "jvp": lambda f, x: dualad.jvp(f, (x,), (np.ones_like(x),), has_aux=True)[2],
+    "jacfwd": lambda f, x: jacfwd(f, has_aux=True, chunk_size=1)(x)[1],
+    "vjp": lambda f, x: vjp(f, x, has_aux=True)[2],
+    "grad": lambda f, x: grad(f, has_aux=True)(x)[1],
+    "value_and_grad": lambda f, x: value_and_grad(f, has_aux=True)(x)[0][1],
+    "jacrev": lambda f, x: jacrev(f, has_aux=True)(x)[1],
+}
+
+
+@pytest.mark.parametrize("name", sorted(AUX_TRANSFORMS))
+def test_aux_comes_back_as_plain_values(name):
+    def f(x):
+        return np.sum(x ** 2), {"total": np.sum(x), "scaled": 2.0 * x}
+
+    aux = AUX_TRANSFORMS[name](f, np.array([1.0, 2.0]))
+    assert type(aux["total"]) is not dualad.Dual and type(aux["scaled"]) is np.ndarray
+    assert_allclose(aux["total"], 3.0)
+    assert_allclose(aux["scaled"], [2.0, 4.0])
+
+
+def test_aux_keeps_the_perturbation_of_an_outer_transform():
+    def outer(y):
+        _, aux = grad(lambda x: (np.sum(x * y), y * x), has_aux=True)(np.array([1.0, 2.0]))
+        return np.sum(aux)  # d/dy Σ y·x = Σ x
+
+    assert_allclose(dualad.derivative(outer)(3.0), 3.0)
 
 
 def test_grad_needs_a_scalar():
