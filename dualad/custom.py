@@ -16,7 +16,8 @@ import numpy as np
 
 from . import ops
 from .dual import Dual
-from .primitive import _FOREIGN_ARRAY_TYPES, Boxed, Primitive, Tag, register_function
+from .primitive import (_FOREIGN_ARRAY_TYPES, Boxed, Primitive, Tag, backend_of,
+                        register_function)
 
 __all__ = ["defprimitive", "custom_jvp"]
 
@@ -166,17 +167,32 @@ def _through_duals(kernel: Callable) -> Callable:
     Duals with one zero seed, so its NumPy calls dispatch to the rule table."""
 
     def run(*args, **params):
-        tag = Tag()
-        duals = [Dual._new(a, ops.reshape(a * 0, shape=(1,) + tuple(np.shape(a))), tag)
-                 for a in args]
-
-        def value(out):
-            return out.primal if isinstance(out, Dual) and out._tag is tag else out
-
-        out = kernel(*duals, **params)
-        return tuple(value(o) for o in out) if isinstance(out, tuple) else value(out)
+        tag = _KernelTag()
+        out = kernel(*(_zero_seed(a, tag) for a in args), **params)
+        return tuple(_strip(o, tag) for o in out) if isinstance(out, tuple) else _strip(out, tag)
 
     return run
+
+
+class _KernelTag(Tag):
+    """The tag of :func:`_zero_seed` Duals: values, not perturbations."""
+
+    __slots__ = ()
+
+
+def _zero_seed(a: Any, tag: _KernelTag) -> Dual:
+    """``a`` as a Dual of ``tag`` with one zero seed: NumPy calls on it reach the
+    rule table, and so the kernels of ``a``'s backend."""
+    return Dual._new(a, ops.reshape(a * 0, shape=(1,) + tuple(np.shape(a))), tag)
+
+
+def _only_values(args: tuple) -> bool:
+    """No argument carries a perturbation: at most :func:`_zero_seed` Duals."""
+    return all(not isinstance(a, Boxed) or isinstance(a._tag, _KernelTag) for a in args)
+
+
+def _strip(out: Any, tag: Tag) -> Any:
+    return out.primal if isinstance(out, Dual) and out._tag is tag else out
 
 
 def _shape_checked(name: str, jvp: Callable) -> Callable:
@@ -215,7 +231,8 @@ class custom_jvp:
     on Duals (forward, batched seeds one at a time), on Duals of Duals (second
     derivatives, so the rule itself gets differentiated) and on recorded
     tangents (reverse mode) — unlike JAX, where a ``custom_vjp`` function
-    cannot be differentiated in forward mode.
+    cannot be differentiated in forward mode. Under ``dualad_gpu`` the function
+    and its rule run on Duals over JAX arrays, so their NumPy calls compile.
 
     Parameters
     ----------
@@ -252,6 +269,7 @@ class custom_jvp:
         self.rule = rule
         self._primitive = Primitive(
             getattr(self.fun, "__name__", "custom_jvp"), self._kernel, jvp=self._jvp)
+        self._primitive.kernels["jax"] = _through_duals(self._kernel)
         if _FOREIGN_ARRAY_TYPES:
             self._primitive.impl = self._primitive._dispatch
         return rule
@@ -262,11 +280,16 @@ class custom_jvp:
     def _jvp(self, primals, tangents, ans, static=()):
         seeds = next(t.shape[0] for t in tangents if t is not None)
         out_shape = (1,) + tuple(np.shape(_value(ans)))
+        tag = None
+        if backend_of(primals) != "numpy":  # JAX arrays: the rule's NumPy calls go through Duals
+            tag = _KernelTag()
+            primals = tuple(_zero_seed(p, tag) for p in primals)
         per_seed = []
         for k in range(seeds):  # the rule sees tangents of the primals' shapes
             ts = tuple(_zeros_like(p) if t is None else ops.getitem(t, index=(k,))
                        for p, t in zip(primals, tangents))
             _, t_out = self.rule(*static, tuple(primals), ts)
+            t_out = _strip(t_out, tag)
             if not hasattr(t_out, "reshape"):
                 t_out = np.asarray(t_out)
             if tuple(t_out.shape) != out_shape[1:]:
@@ -282,7 +305,7 @@ class custom_jvp:
                             "register one with @f.defjvp")
         static = tuple(args[i] for i in self.nondiff_argnums)
         diff = tuple(a for i, a in enumerate(args) if i not in self.nondiff_argnums)
-        if not any(isinstance(a, Boxed) for a in diff):
+        if _only_values(diff):  # the rule's own call for the primal, or no transform at all
             return self.fun(*args)
         return self._primitive(*diff, static=static)
 

@@ -241,3 +241,43 @@ def test_aux_of_compiled_transforms_is_plain_values():
     g, aux = dualad_gpu.grad(f, has_aux=True)(np.ones(2))
     assert_allclose(g, [2.0, 2.0])
     assert_allclose(aux["total"], 2.0)
+
+
+def test_custom_jvp_compiles_and_its_rule_is_used():
+    from test_custom import log1pexp  # declared at import, possibly before dualad_gpu's kernels
+
+    @dualad.custom_jvp
+    def f(x):
+        return np.sin(x)
+
+    @f.defjvp
+    def _(primals, tangents):
+        return f(primals[0]), 3.0 * tangents[0] + np.cos(primals[0]) * 0.0  # not cos: 3
+
+    def newton(order, a):  # x³ + a·x = 1, solved by Newton; dx/da = -x / (3x² + a)
+        x = np.ones_like(a)
+        for _ in range(order):
+            x = x - (x ** 3 + a * x - 1) / (3 * x ** 2 + a)
+        return x
+
+    root = dualad.custom_jvp(newton, nondiff_argnums=(0,))
+
+    @root.defjvp
+    def _(order, primals, tangents):
+        (a,), (t,) = primals, tangents
+        x = root(order, a)
+        return x, -x * t / (3 * x ** 2 + a)
+
+    x = np.array([-1.0, 0.5, 2.0])
+    s = 1.0 / (1.0 + np.exp(-x))
+    softplus_sum = lambda x: np.sum(log1pexp(x))  # noqa: E731
+    assert_allclose(dualad_gpu.grad(softplus_sum)(x), s)
+    assert_allclose(dualad_gpu.jacfwd(log1pexp)(x), np.diag(s))
+    for mode in ("hyperdual", "fwd-rev"):
+        assert_allclose(dualad_gpu.hessian(softplus_sum, mode=mode)(x), np.diag(s * (1 - s)),
+                        rtol=1e-12)
+    assert_allclose(dualad_gpu.jacrev(f)(x), 3.0 * np.eye(3))
+    a = np.array([0.5, 2.0])
+    r = newton(30, a)
+    assert_allclose(dualad_gpu.grad(lambda a: np.sum(root(30, a)))(a), -r / (3 * r ** 2 + a),
+                    rtol=1e-12)
