@@ -36,13 +36,18 @@ def compile_transform(transformed: Callable) -> Callable:
         with jax.enable_x64(True):
             return jitted(*args)
 
-    compiled.lower = jitted.lower  # for inspection: compiled.lower(*args).as_text()
+    def lower(*args):  # for inspection: compiled.lower(*args).as_text()
+        with jax.enable_x64(True):
+            return jitted.lower(*args)
+
+    compiled.lower = lower
     return compiled
 
 
-# Compiled forms of the call-style transforms (jvp, hvp, vjp), one per user
-# function; entries go when the function does (functions that cannot be weakly
-# referenced, such as ufuncs, live as long as the process anyway).
+# Compiled forms of the transforms, one per user function and options, so that
+# dualad_gpu.grad(f)(x) in a loop compiles once; entries go when the function
+# does (functions that cannot be weakly referenced, such as ufuncs, live as long
+# as the process anyway).
 _CALL_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _PERMANENT_CACHE: dict = {}
 
@@ -55,6 +60,10 @@ def _cached(fun: Callable, key: tuple, build: Callable[[], Callable]) -> Callabl
     if key not in per_fun:
         per_fun[key] = build()
     return per_fun[key]
+
+
+def _argnums_key(argnums: int | Sequence[int]) -> int | tuple:
+    return argnums if isinstance(argnums, int) else tuple(argnums)
 
 
 def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool = False,
@@ -94,8 +103,9 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *,
     Array([[1., 2.],
            [3., 4.]], dtype=float64)
     """
-    return compile_transform(dualad.jacfwd(fun, argnums, chunk_size=chunk_size,
-                                           has_aux=has_aux, seed_placement=_placement(mesh)))
+    key = ("jacfwd", _argnums_key(argnums), chunk_size, has_aux, mesh)
+    return _cached(fun, key, lambda: compile_transform(dualad.jacfwd(
+        fun, argnums, chunk_size=chunk_size, has_aux=has_aux, seed_placement=_placement(mesh))))
 
 
 jacobian = jacfwd
@@ -106,9 +116,10 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *,
            nan_safe: bool = False, mesh=_DEFAULT) -> Callable:
     """Compiled :func:`dualad.jacrev`, its cotangent seeds sharded over ``mesh``
     (as in :func:`jacfwd`)."""
-    return compile_transform(dualad.jacrev(fun, argnums, chunk_size=chunk_size,
-                                           has_aux=has_aux, nan_safe=nan_safe,
-                                           seed_placement=_placement(mesh)))
+    key = ("jacrev", _argnums_key(argnums), chunk_size, has_aux, nan_safe, mesh)
+    return _cached(fun, key, lambda: compile_transform(dualad.jacrev(
+        fun, argnums, chunk_size=chunk_size, has_aux=has_aux, nan_safe=nan_safe,
+        seed_placement=_placement(mesh))))
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, *,
@@ -122,22 +133,26 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     >>> [float(g) for g in dualad_gpu.grad(f, argnums=(0, 1))(2.0, 5.0)]
     [5.5, 1.7163378145367738]
     """
-    return compile_transform(dualad.grad(fun, argnums, has_aux, nan_safe=nan_safe))
+    key = ("grad", _argnums_key(argnums), has_aux, nan_safe)
+    return _cached(fun, key, lambda: compile_transform(
+        dualad.grad(fun, argnums, has_aux, nan_safe=nan_safe)))
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                    *, nan_safe: bool = False) -> Callable:
     """Compiled :func:`dualad.value_and_grad`."""
-    return compile_transform(dualad.value_and_grad(fun, argnums, has_aux,
-                                                   nan_safe=nan_safe))
+    key = ("value_and_grad", _argnums_key(argnums), has_aux, nan_safe)
+    return _cached(fun, key, lambda: compile_transform(
+        dualad.value_and_grad(fun, argnums, has_aux, nan_safe=nan_safe)))
 
 
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
             chunk_size: int | None = None, mode: str = "auto", mesh=_DEFAULT) -> Callable:
     """Compiled :func:`dualad.hessian` (hyper-duals or forward-over-reverse by size),
     its ε1 seeds sharded over ``mesh`` (as in :func:`jacfwd`)."""
-    return compile_transform(dualad.hessian(fun, argnums, chunk_size=chunk_size, mode=mode,
-                                            seed_placement=_placement(mesh)))
+    key = ("hessian", _argnums_key(argnums), chunk_size, mode, mesh)
+    return _cached(fun, key, lambda: compile_transform(dualad.hessian(
+        fun, argnums, chunk_size=chunk_size, mode=mode, seed_placement=_placement(mesh))))
 
 
 def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *, mode: str = "fwd-rev",

@@ -122,6 +122,26 @@ def test_float32_stays_float32():
     assert out.dtype == np.float32
 
 
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "jacfwd", "jacrev", "hessian"])
+def test_transforming_again_in_a_loop_does_not_recompile(transform):
+    traces = []
+
+    def f(x):
+        traces.append(1)
+        return np.sum(np.sin(x) ** 2)
+
+    for k in range(3):
+        getattr(dualad_gpu, transform)(f)(np.full(3, float(k)))
+    assert len(traces) == 1
+    getattr(dualad_gpu, transform)(f, argnums=[0])(np.ones(3))  # other options: compiled anew
+    assert len(traces) == 2
+
+
+def test_lowered_text_shows_float64():
+    text = dualad_gpu.grad(lambda x: np.sum(x ** 2)).lower(np.ones(2)).as_text()
+    assert "f64" in text and "f32" not in text
+
+
 def test_python_control_flow_on_traced_values_is_jax_s_error():
     def f(x):
         return np.sin(x) if np.sum(x) > 0 else np.cos(x)
