@@ -16,7 +16,7 @@ import optree
 
 from . import ops
 from .dual import Dual, as_float_array, check_tangent_shape, primal_value
-from .primitive import Primitive, Tag
+from .primitive import Primitive, Tag, backend_of
 
 __all__ = ["jvp", "jacfwd", "jacobian", "derivative", "DEFAULT_CHUNK_BYTES"]
 
@@ -140,16 +140,14 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     def jacfun(*args):
         inputs = Inputs(args, argnums)
         tag = Tag()
-        blocks: list[list] = []
+        joined = JoinedChunks(inputs)
         for start, stop in inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize)):
             out = inputs.call(fun, [seed_columns(x, lo, hi, start, stop, tag, seed_placement)
                                     for x, lo, hi in inputs.spans()])
             out, aux = split_aux(out, has_aux, tag)
             out_leaves, out_tree = optree.tree_flatten(out)
-            blocks.append([read_leaf(o, tag, stop - start)[1] for o in out_leaves])
-        per_output = [blocks[0][j] if len(blocks) == 1 else
-                      ops.concatenate(*(b[j] for b in blocks), axis=0)
-                      for j in range(len(blocks[0]))]
+            joined.add(start, [read_leaf(o, tag, stop - start)[1] for o in out_leaves])
+        per_output = joined.result()
         jac = out_tree.unflatten([inputs.unflatten(inputs.split(t)) for t in per_output])
         return (jac, aux) if has_aux else jac
 
@@ -261,6 +259,35 @@ class Inputs:
                                         + tuple(range(axis, axis + x.ndim)))
             blocks.append(block)
         return blocks
+
+
+class JoinedChunks:
+    """Per leaf, the arrays ``(K, ...)`` of successive chunks of seeds joined along
+    the seed axis into ``(n, ...)``. NumPy results are written into one array per
+    leaf as they come, so the peak memory is the result plus one chunk; other
+    backends' (JAX traces) are concatenated at the end."""
+
+    def __init__(self, inputs: Inputs) -> None:
+        self.n, self.numpy = inputs.n, backend_of(inputs.leaves) == "numpy"
+        self.blocks: list[list] = []
+        self.arrays: list | None = None
+
+    def add(self, start: int, leaves: list) -> None:
+        if not self.numpy or (start == 0 and all(t.shape[0] == self.n for t in leaves)):
+            self.blocks.append(leaves)  # one chunk for all seeds needs no copy
+            return
+        if self.arrays is None:
+            self.arrays = [np.empty((self.n,) + t.shape[1:], t.dtype) for t in leaves]
+        for array, t in zip(self.arrays, leaves):
+            array[start:start + t.shape[0]] = t
+
+    def result(self) -> list:
+        if self.arrays is not None:
+            return self.arrays
+        if len(self.blocks) == 1:
+            return self.blocks[0]
+        return [ops.concatenate(*(b[j] for b in self.blocks), axis=0)
+                for j in range(len(self.blocks[0]))]
 
 
 def seed_columns(x, lo: int, hi: int, start: int, stop: int, tag: Tag,

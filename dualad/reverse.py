@@ -25,8 +25,8 @@ import optree
 
 from . import ops
 from .dual import Dual, as_float_array, primal_value
-from .forward import (Inputs, auto_chunk, check_chunk_size, seed_block, split_aux,
-                      zeros_like_output)
+from .forward import (Inputs, JoinedChunks, auto_chunk, check_chunk_size, seed_block,
+                      split_aux, zeros_like_output)
 from .primitive import Boxed, Primitive, Tag
 
 __all__ = ["vjp", "grad", "value_and_grad", "jacrev", "LinearVar", "Tape"]
@@ -398,14 +398,12 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         out_leaves, out_tree = optree.tree_flatten(out)
         primal_leaves, out_vars = _read_linear(out_leaves, tag)
         outputs = Inputs((out_tree.unflatten(primal_leaves),), 0)  # flat output positions
-        rows = []
+        rows = JoinedChunks(outputs)
         for start, stop in outputs.chunks(chunk_size or auto_chunk(outputs.n, outputs.itemsize)):
             cts = [seed_block(y, lo, hi, start, stop, seed_placement)
                    for y, lo, hi in outputs.spans()]
-            rows.append(_pull_back(tape, out_vars, cts, in_vars, inputs, stop - start))
-        per_input = [rows[0][i] if len(rows) == 1 else
-                     ops.concatenate(*(r[i] for r in rows), axis=0)
-                     for i in range(len(in_vars))]
+            rows.add(start, _pull_back(tape, out_vars, cts, in_vars, inputs, stop - start))
+        per_input = rows.result()
         # per_input[i]: (m, *S_in); cut m into the output leaves.
         blocks = [[_rows_of(per_input[i], lo, hi, y.shape) for i in range(len(in_vars))]
                   for y, lo, hi in outputs.spans()]

@@ -304,3 +304,21 @@ def test_threads_get_right_answers():
         t.join()
     for i, x in enumerate(xs):
         assert_allclose(results[i], np.diag(np.cos(x) * (i + 1)))
+
+
+@pytest.mark.parametrize("transform", [jacfwd, dualad.jacrev])
+def test_chunks_are_written_into_the_jacobian_not_joined_at_the_end(transform):
+    import tracemalloc
+
+    n = 256
+    W = np.random.default_rng(0).normal(size=(n, n)) / np.sqrt(n)
+    f = lambda x: np.tanh(W @ x) + x ** 3  # noqa: E731
+    x = np.linspace(-1.0, 1.0, n)
+    tracemalloc.start()
+    try:
+        jac = transform(f, chunk_size=8)(x)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.5 * jac.nbytes  # the Jacobian plus one chunk, not twice the Jacobian
+    assert_allclose(jac, np.diag(1 - np.tanh(W @ x) ** 2) @ W + np.diag(3 * x ** 2))
