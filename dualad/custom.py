@@ -80,8 +80,9 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
 
     Returns
     -------
-    The :class:`~dualad.Primitive`; call it like the kernel. With ``outputs``
-    > 1, a function returning the tuple of outputs.
+    Primitive
+        The :class:`~dualad.Primitive`; call it like the kernel. With
+        ``outputs`` > 1, a function returning the tuple of outputs.
 
     Examples
     --------

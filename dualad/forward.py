@@ -43,12 +43,14 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool =
     batched:
         Carry K tangent directions in one evaluation of ``fun``.
     has_aux:
-        ``fun`` returns ``(output, aux)``; ``aux`` is returned as is, last.
+        ``fun`` returns ``(output, aux)``; ``aux`` is returned last, as values
+        (without this transform's perturbation).
 
     Returns
     -------
-    ``(primal_out, tangent_out)`` (plus ``aux``): ``tangent_out`` has the
-    structure and shapes of ``primal_out``, with a leading K axis if batched.
+    (primal_out, tangent_out), or (primal_out, tangent_out, aux) with has_aux
+        ``tangent_out`` has the structure and shapes of ``primal_out``, with a
+        leading K axis if batched.
 
     Examples
     --------
@@ -116,10 +118,12 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
 
     Returns
     -------
-    A function with ``fun``'s signature returning the Jacobian: for an output
-    leaf of shape ``S_out`` and an input leaf of shape ``S_in`` a block of shape
-    ``S_out + S_in``, arranged like JAX's (output structure outside, input
-    structure inside; a tuple over ``argnums`` when it is a tuple).
+    Callable
+        A function with ``fun``'s signature returning the Jacobian. For an
+        output leaf of shape ``S_out`` and an input leaf of shape ``S_in`` it
+        holds a block of shape ``S_out + S_in``, arranged like JAX's (output
+        structure outside, input structure inside; a tuple over ``argnums``
+        when it is a tuple).
 
     Examples
     --------

@@ -251,9 +251,10 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
 
     Returns
     -------
-    ``(primal_out, vjp_fn)`` (plus ``aux``): ``vjp_fn(ct)`` takes a cotangent
-    with the structure and shapes of ``primal_out`` and returns a tuple with
-    one cotangent per primal, like :func:`jax.vjp`.
+    (primal_out, vjp_fn), or (primal_out, vjp_fn, aux) with has_aux
+        ``vjp_fn(ct)`` takes a cotangent with the structure and shapes of
+        ``primal_out`` and returns a tuple with one cotangent per primal, like
+        ``jax.vjp``.
 
     Examples
     --------
@@ -378,8 +379,9 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
 
     Returns
     -------
-    A function with ``fun``'s signature returning the Jacobian, laid out as by
-    :func:`~dualad.jacfwd` and ``jax.jacrev``.
+    Callable
+        A function with ``fun``'s signature returning the Jacobian, laid out as
+        by :func:`~dualad.jacfwd` and ``jax.jacrev``.
 
     Examples
     --------

@@ -65,10 +65,11 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
 
     Returns
     -------
-    A function with ``fun``'s signature returning the Hessian: for an output
-    leaf of shape ``S_out`` and input leaves of shapes ``S_i``, ``S_j`` a block
-    of shape ``S_out + S_i + S_j``, arranged like ``jax.hessian``. The result is
-    exactly symmetric.
+    Callable
+        A function with ``fun``'s signature returning the Hessian. For an output
+        leaf of shape ``S_out`` and input leaves of shapes ``S_i``, ``S_j`` it
+        holds a block of shape ``S_out + S_i + S_j``, arranged like
+        ``jax.hessian``. The result is exactly symmetric.
 
     Examples
     --------
@@ -130,7 +131,8 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
 
     Returns
     -------
-    ∇²f·v, a tuple with the structure of ``primals``.
+    tuple
+        ∇²f·v, with the structure of ``primals``.
 
     Examples
     --------
