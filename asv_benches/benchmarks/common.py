@@ -71,6 +71,13 @@ class _Versus(_RatioTo):
     track_ratio_to_peer.unit = "ratio"
 
 
+#: asv's ``rounds`` for every class here (asv's default is 2): each round starts
+#: one process per benchmark and parameter, and starting one (Python, dualad, the
+#: peer: jax or torch take seconds to import) costs more than most benchmarks'
+#: sampling; one round keeps the full suite at about 20 minutes on 2 cores.
+ROUNDS = 1
+
+
 def benchmark_classes(module: str, name: str, problems: str | Mapping[int, str], *,
                       timeout: float = 120.0, ratio_repeat: int = 5,
                       ratio_min_time: float = 0.05,
@@ -95,8 +102,8 @@ def benchmark_classes(module: str, name: str, problems: str | Mapping[int, str],
     ``module`` is the caller's ``__name__``, and the caller binds the classes to
     module-level names: asv finds benchmark classes among a module's attributes
     and names them after the module and the class's ``__name__``. ``timeout``
-    applies to all the classes; ``peers_repeat`` is the peers' asv ``repeat``
-    (0: asv's default).
+    applies to all the classes, as do ``rounds`` = :data:`ROUNDS`;
+    ``peers_repeat`` is the peers' asv ``repeat`` (0: asv's default).
     """
     names = {(): problems} if isinstance(problems, str) else {(n,): p for n, p in problems.items()}
     sizes = [key[0] for key in names if key]
@@ -139,5 +146,5 @@ def benchmark_classes(module: str, name: str, problems: str | Mapping[int, str],
     for cls, suffix in classes:
         cls.__name__ = cls.__qualname__ = name + suffix
         cls.__module__ = module
-        cls.problems, cls.timeout = names, timeout
+        cls.problems, cls.timeout, cls.rounds = names, timeout, ROUNDS
     return tuple(cls for cls, _ in classes)

@@ -3,10 +3,13 @@
 This package is the one place where the benchmark problems are defined. Two
 front ends use it:
 
-- ``python -m dualad bench`` (:func:`main`) times everything in one process,
-  in about a minute, and prints a table of ratios to the primal, then one table
-  per group: a size sweep (the Helmholtz free energy of issue 4: a row per n)
-  and the compiled problems of issue 5 (``dualad_gpu`` against ``jax.jit``);
+- ``python -m dualad bench`` (:func:`main`) times the problems in one process,
+  in about a minute and a half, and prints a table of ratios to the primal, then
+  one table per group: a size sweep (the Helmholtz free energy of issue 4: a row
+  per n) and the compiled problems of issue 5 (``dualad_gpu`` against
+  ``jax.jit``); the peer-heavy sweeps of issue 7 (batched JVP, dense ``jacfwd``
+  and ``jacrev``, ``jacfwd``'s chunk size) only when asked (``--only GROUP``,
+  ``--all``: :data:`ON_REQUEST`);
 - the asv suite under ``asv_benches/`` imports the same :class:`Problem` objects
   for its ``time_`` and ``track_`` benchmarks (the performance dashboard).
 
@@ -20,18 +23,21 @@ which asv reports as a skipped benchmark. Every ratio divides by the *NumPy*
 primal: "how much slower than the NumPy code I already have".
 
 The modules, by family: :mod:`~dualad.bench.core` (:class:`Problem`,
-:func:`measure`, the factories' helpers), :mod:`~dualad.bench.forward` (the JVP
-and the small ``jacfwd``), :mod:`~dualad.bench.second_order` (Rosenbrock's
-Hessian and HVP), :mod:`~dualad.bench.reverse` (the gradients: the large sum
-and the Helmholtz sweep), :mod:`~dualad.bench.compiled` (issue 5: dualad's
+:func:`measure`, :func:`peak_memory`, the factories' helpers),
+:mod:`~dualad.bench.forward` (the JVP at two sizes, the batched JVP and the small
+``jacfwd``), :mod:`~dualad.bench.jacobians` (dense ``jacfwd`` and ``jacrev`` of a
+layer, and ``jacfwd``'s chunk-size sweep), :mod:`~dualad.bench.second_order`
+(Rosenbrock's Hessian and HVP), :mod:`~dualad.bench.reverse` (the gradients: the
+large sum and the Helmholtz sweep), :mod:`~dualad.bench.compiled` (issue 5: dualad's
 transforms compiled by ``dualad_gpu``, against ``jax.jit`` of JAX's own),
 :mod:`~dualad.bench.registry` (:data:`PROBLEMS`,
 :data:`GROUPS`), :mod:`~dualad.bench.report` (:func:`run` and the tables) and
 :mod:`~dualad.bench.cli` (:func:`main`). Every public name is importable from
 ``dualad.bench`` itself.
 
-Only dualad's public API (``dualad.jvp``, ``dualad.jacfwd``, ``dualad.grad``,
-``dualad.hessian``, ``dualad.hvp``) and ``dualad_gpu``'s (the same names) are used here.
+Only dualad's public API (``dualad.jvp``, ``dualad.jacfwd``, ``dualad.jacrev``,
+``dualad.grad``, ``dualad.hessian``, ``dualad.hvp``) and ``dualad_gpu``'s (the same
+names) are used here.
 
 A problem's target is a fixed ratio (issues 2 and 4), the best ratio measured
 for a set of peers dualad must beat (issue 3: "faster than every NumPy-level
@@ -73,6 +79,19 @@ gradient :func:`helmholtz_grad` (itself checked by the complex step):
 >>> bench.PROBLEMS["helmholtz_50"].target_of("dualad-fwd")
 7.5
 
+Size sweeps are groups; the dense Jacobians of issue 7 are checked against the
+Jacobian derived by hand, the batched JVP against ``T @ ∇f``:
+
+>>> [p.size for p in bench.PROBLEMS.values() if p.group == "jacrev_tanh"]
+[10, 100, 1000]
+>>> bench.PROBLEMS["jacfwd_tanh_10"].make("dualad")().shape
+(10, 10)
+>>> y, tangents = bench.PROBLEMS["jvp_batched_16"].make("dualad")()
+>>> tangents.shape
+(16,)
+>>> bench.PROBLEMS["jacfwd_tanh_1000_chunk_10"].memory
+True
+
 The compiled problems (group ``compiled``) compare ``dualad_gpu`` with ``jax.jit``:
 
 >>> tanh = bench.PROBLEMS["compiled_jacfwd_tanh_1000"]
@@ -84,29 +103,41 @@ from __future__ import annotations
 
 from .cli import main
 from .compiled import (TANH_LAYER_SIZE, compiled_grad_textbook, compiled_helmholtz,
-                       compiled_hessian_rosenbrock, compiled_jacfwd_tanh, compiled_jvp_sum_sin_exp,
-                       tanh_layer)
-from .core import Factory, PeerUnavailable, Problem, Thunk, measure, ratio
-from .forward import (TEXTBOOK_GRADIENT, TEXTBOOK_POINT, TEXTBOOK_VALUE, jacfwd_textbook,
-                      jvp_sum_sin_exp, sum_sin_exp, textbook)
-from .registry import GROUPS, PEER_NAMES, PROBLEMS
+                       compiled_hessian_rosenbrock, compiled_jacfwd_tanh, compiled_jvp_sum_sin_exp)
+from .core import (APPROX_RTOL, EXACT_RTOL, Factory, PeerUnavailable, Problem, Thunk, measure,
+                   peak_memory, ratio)
+from .forward import (BATCH_SIZES, BATCHED_JVP_SIZE, JVP_SIZES, JVP_TARGETS, TEXTBOOK_GRADIENT,
+                      TEXTBOOK_POINT, TEXTBOOK_VALUE, jacfwd_textbook, jvp_batched,
+                      jvp_sum_sin_exp, sum_sin_exp, sum_sin_exp_grad, textbook)
+from .jacobians import (CHUNK_SIZES, CHUNK_SWEEP_SIZE, JACOBIAN_SIZES, SLOW_PEER_MAX_SIZE,
+                        jacfwd_chunk, jacfwd_tanh, jacrev_tanh, tanh_layer, tanh_layer_point)
+from .registry import GROUPS, ON_REQUEST, PEER_NAMES, PROBLEMS, SIZE_LABELS
 from .report import Result, format_group_table, format_table, run
 from .reverse import (HELMHOLTZ_R, HELMHOLTZ_SIZES, HELMHOLTZ_T, HELMHOLTZ_TARGETS,
-                      grad_sum_sin_exp, helmholtz, helmholtz_grad, helmholtz_problem,
-                      sum_sin_exp_grad)
-from .second_order import (APPROX_RTOL, EXACT_RTOL, HESSIAN_SIZES, HESSIAN_TARGETS,
-                           NUMPY_LEVEL_PEERS, hessian_rosenbrock, hvp_rosenbrock, rosenbrock)
+                      grad_sum_sin_exp, helmholtz, helmholtz_grad, helmholtz_problem)
+from .second_order import (HESSIAN_SIZES, HESSIAN_TARGETS, NUMPY_LEVEL_PEERS,
+                           hessian_rosenbrock, hvp_rosenbrock, rosenbrock)
 
 __all__ = [
+    "BATCHED_JVP_SIZE",
+    "BATCH_SIZES",
+    "CHUNK_SIZES",
+    "CHUNK_SWEEP_SIZE",
     "GROUPS",
     "HELMHOLTZ_SIZES",
     "HESSIAN_SIZES",
+    "JACOBIAN_SIZES",
+    "JVP_SIZES",
+    "JVP_TARGETS",
     "NUMPY_LEVEL_PEERS",
+    "ON_REQUEST",
     "PROBLEMS",
     "PEER_NAMES",
     "PeerUnavailable",
     "Problem",
     "Result",
+    "SIZE_LABELS",
+    "SLOW_PEER_MAX_SIZE",
     "TANH_LAYER_SIZE",
     "compiled_grad_textbook",
     "compiled_helmholtz",
@@ -121,12 +152,18 @@ __all__ = [
     "helmholtz_problem",
     "hessian_rosenbrock",
     "hvp_rosenbrock",
+    "jacfwd_chunk",
+    "jacfwd_tanh",
     "jacfwd_textbook",
+    "jacrev_tanh",
+    "jvp_batched",
     "jvp_sum_sin_exp",
     "main",
     "measure",
+    "peak_memory",
     "ratio",
     "rosenbrock",
     "run",
     "tanh_layer",
+    "tanh_layer_point",
 ]

@@ -10,7 +10,7 @@ import numpy as np
 
 import dualad
 
-from .registry import GROUP_NOTES, GROUPS, PEER_NAMES, PROBLEMS
+from .registry import GROUP_NOTES, GROUPS, ON_REQUEST, PEER_NAMES, PROBLEMS, SIZE_LABELS
 from .report import format_group_table, format_table, format_times, run
 
 
@@ -24,11 +24,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Time dualad's transforms against the NumPy primal and peer libraries "
                     "(jax, autograd, num-dual, numdifftools, torch when installed), "
                     "in one process: a table of problems, then one per group "
-                    "(helmholtz: a size sweep; compiled: dualad_gpu against jax.jit).")
+                    "(helmholtz: a size sweep; compiled: dualad_gpu against jax.jit). "
+                    f"The groups {', '.join(ON_REQUEST)} run only when named by --only, "
+                    "or with --all.")
     parser.add_argument("--only", action="append", choices=sorted([*PROBLEMS, *GROUPS]),
                         metavar="NAME",
                         help="run only this problem, or this group of problems (repeatable): "
                              f"{', '.join([*PROBLEMS, *GROUPS])}")
+    parser.add_argument("--all", action="store_true",
+                        help="run every problem, also the groups run only on request: "
+                             f"{', '.join(ON_REQUEST)} (several minutes)")
     parser.add_argument("--peers", default="all",
                         help="comma-separated peers to include, 'all' (default) or 'none'; "
                              f"known: {', '.join(PEER_NAMES)}")
@@ -54,8 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         unknown = sorted(set(peers) - set(PEER_NAMES))
         if unknown:
             parser.error(f"unknown peer(s) {', '.join(unknown)}; known: {', '.join(PEER_NAMES)}")
+    default = [name for name, p in PROBLEMS.items() if args.all or p.group not in ON_REQUEST]
     selected = dict.fromkeys(
-        p.name for name in (args.only or PROBLEMS)
+        p.name for name in (args.only or default)
         for p in ([q for q in PROBLEMS.values() if q.group == name] if name in GROUPS
                   else [PROBLEMS[name]]))
     problems = [PROBLEMS[name] for name in selected]
@@ -73,8 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         members = [r for r in results if r.problem.group == group]
         sweep = all(r.problem.size is not None for r in members)
         print()
+        options = {"size_label": SIZE_LABELS.get(group, "n")} if sweep else {}
         print((format_group_table if sweep else format_table)(
-            members, title=GROUPS.get(group, group), notes=GROUP_NOTES.get(group, ())))
+            members, title=GROUPS.get(group, group), notes=GROUP_NOTES.get(group, ()),
+            **options))
     if args.times:
         print()
         print(format_times(results))

@@ -11,27 +11,25 @@ like the other issues'. All five form the group ``compiled`` (``--only compiled`
 Both compiled implementations get their arrays already on the device
 (``jax.device_put``) and are timed to ``jax.block_until_ready``; each factory
 compiles (warms up) and checks once before timing. The primal, the ``jax.jit``
-peer and the ``dualad-numpy`` peer are the factories of the problems of issues
-2–4 where the function is one of theirs. Without jax (or without ``dualad_gpu``)
-``dualad_gpu`` and ``jax.jit`` raise :class:`PeerUnavailable`: the rows show
-``n/a`` and asv skips them.
+peer and the ``dualad-numpy`` peer are the factories of the uncompiled problems
+of the same function (issues 2–4, and 7 for the dense layer). Without jax (or
+without ``dualad_gpu``) ``dualad_gpu`` and ``jax.jit`` raise
+:class:`PeerUnavailable`: the rows show ``n/a`` and asv skips them.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-import dualad
-
-from .core import Factory, Problem, checked, import_jax, require
+from .core import EXACT_RTOL, Factory, Problem, checked, import_jax, require
 from .forward import (TEXTBOOK_GRADIENT, TEXTBOOK_POINT, jacfwd_textbook, jvp_sum_sin_exp,
                       sum_sin_exp, sum_sin_exp_inputs, textbook)
+from .jacobians import _tanh_layer_inputs, jacfwd_tanh, tanh_layer
 from .reverse import _helmholtz_inputs, helmholtz, helmholtz_problem
-from .second_order import EXACT_RTOL, _rosen_inputs, hessian_rosenbrock, rosenbrock
+from .second_order import _rosen_inputs, hessian_rosenbrock, rosenbrock
 
 #: The size of the Jacobian problem (issue 5: n = 1000).
 TANH_LAYER_SIZE = 1000
@@ -71,59 +69,16 @@ def compiled_problem(name: str, title: str, compiled: Factory, base: dict[str, F
 # -- 1: jacfwd of a dense layer, n = 1000 ------------------------------------------------
 
 
-def tanh_layer(x, W, xp=np):
-    """``tanh(W x) + x³``, written once for every array namespace.
-
-    ``W`` is an argument, not a constant: closed over, it would be folded into the
-    compiled program with the seeds (dualad_gpu 3x *faster* than jax.jit, a measure of
-    XLA's constant folding rather than of the derivative).
-    """
-    return xp.tanh(W @ x) + x**3
-
-
-@functools.lru_cache(maxsize=1)
-def _tanh_layer_inputs(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``x ~ N(0, 1)``, ``W ~ N(0, 1/n)``, the value, and the Jacobian derived by
-    hand: ``diag(1 − tanh²(Wx))·W + diag(3x²)``."""
-    rng = np.random.default_rng(20240605 + n)
-    x = rng.standard_normal(n)
-    W = rng.standard_normal((n, n)) / np.sqrt(n)
-    t = np.tanh(W @ x)
-    return x, W, t + x**3, (1.0 - t * t)[:, None] * W + np.diag(3.0 * x * x)
-
-
 def compiled_jacfwd_tanh(n: int = TANH_LAYER_SIZE) -> Problem:
     """The Jacobian of :func:`tanh_layer` by ``dualad_gpu.jacfwd`` (all n seeds in one
     pass), against ``jax.jit(jax.jacfwd)``: issue 5, n = 1000, ≤ 1.2× ``jax.jit``."""
-
-    def check(thunk, what):
-        return checked(thunk, _tanh_layer_inputs(n)[3], what=what, rtol=EXACT_RTOL,
-                       scaled=True)
-
-    def primal():
-        x, W, y, _ = _tanh_layer_inputs(n)
-        return checked(functools.partial(tanh_layer, x, W), y, what="primal")
-
-    def numpy_dual():
-        x, W, _, _ = _tanh_layer_inputs(n)
-        return check(functools.partial(dualad.jacfwd(tanh_layer), x, W), "dualad.jacfwd")
-
-    def jax_jit():
-        jax = import_jax()
-        import jax.numpy as jnp
-
-        jac = jax.jit(jax.jacfwd(functools.partial(tanh_layer, xp=jnp)))
-        x, W = map(jax.device_put, _tanh_layer_inputs(n)[:2])
-        return check(lambda: jax.block_until_ready(jac(x, W)), "jax.jit(jax.jacfwd)")
-
     compiled = compiled_factory(lambda dg: dg.jacfwd(tanh_layer),
                                 lambda: _tanh_layer_inputs(n)[:2],
                                 lambda: _tanh_layer_inputs(n)[3], "dualad_gpu.jacfwd",
                                 rtol=EXACT_RTOL, scaled=True)
     return compiled_problem(
         f"compiled_jacfwd_tanh_{n}", f"jacfwd tanh(Wx)+x^3, n={n}", compiled,
-        {"primal": primal, "jax.jit": jax_jit, "dualad": numpy_dual}, target=None,
-        versus_target=1.2)
+        jacfwd_tanh(n).factories, target=None, versus_target=1.2)
 
 
 # -- 2: JVP of the 10⁶-element sum (issue 2's function) -------------------------------

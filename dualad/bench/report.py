@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .core import PeerUnavailable, Problem, Thunk, measure
+from .core import PeerUnavailable, Problem, Thunk, measure, peak_memory
 from .second_order import NUMPY_LEVEL_PEERS
 
 
@@ -14,11 +14,14 @@ from .second_order import NUMPY_LEVEL_PEERS
 
 @dataclass
 class Result:
-    """The measurements of one problem: seconds per call, or why a peer is missing."""
+    """The measurements of one problem: seconds per call, or why a peer is missing,
+    and for a problem with :attr:`Problem.memory` the peak bytes allocated by one
+    call of the primal and of dualad's implementations."""
 
     problem: Problem
     times: dict[str, float]
     missing: dict[str, str]
+    peaks: dict[str, int] = field(default_factory=dict)
 
     def ratio(self, impl: str) -> float:
         return self.times[impl] / self.times["primal"]
@@ -109,7 +112,9 @@ def run(problems: Iterable[Problem], *, peers: Sequence[str] | None = None,
                     raise
                 missing[impl] = f"failed: {type(exc).__name__}: {exc}"
         times = measure(thunks, repeat=repeat, min_time=min_time, slow=slow)
-        results.append(Result(problem, times, missing))
+        peaks = {impl: peak_memory(thunks[impl]) for impl in ["primal", *problem.own]
+                 if problem.memory and impl in thunks}
+        results.append(Result(problem, times, missing, peaks))
     return results
 
 
@@ -118,6 +123,13 @@ def _fmt_time(seconds: float) -> str:
         if seconds >= scale:
             return f"{seconds / scale:.3g} {unit}"
     return f"{seconds / 1e-9:.3g} ns"
+
+
+def _fmt_bytes(n: int) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} B"
 
 
 def _fmt_ratio(r: float) -> str:
@@ -216,9 +228,12 @@ def format_table(results: Sequence[Result], *, reference: bool = True,
 
 
 def format_group_table(results: Sequence[Result], *, title: str | None = None,
-                       notes: Sequence[str] = (), reference: bool = True) -> str:
-    """A size sweep (problems of one ``group``) as a table: one row per size, one
-    column per implementation, dualad's first; each cell a ratio to the primal.
+                       notes: Sequence[str] = (), reference: bool = True,
+                       size_label: str = "n") -> str:
+    """A size sweep (problems of one ``group``) as a table: one row per size (the
+    first column, headed ``size_label``), one column per implementation, dualad's
+    first; each cell a ratio to the primal. Peak memory, when measured
+    (:attr:`Problem.memory`), follows as columns ``peak X``.
 
     Targets follow as rows ``target, n=N`` (with ``ok`` or ``MISS``), then the
     published and issue reference ratios.
@@ -226,20 +241,22 @@ def format_group_table(results: Sequence[Result], *, title: str | None = None,
     results = sorted(results, key=lambda r: r.problem.size or 0)
     own = list(dict.fromkeys(k for r in results for k in r.problem.own))
     columns = [*own, *_peer_columns(results)]
-    head = ["n", "primal", *columns]
+    peaks = list(dict.fromkeys(k for r in results for k in r.peaks))
+    head = [size_label, "primal", *columns, *(f"peak {k}" for k in peaks)]
     rows = []
     for r in results:
-        rows.append([str(r.problem.size), _fmt_time(r.times["primal"]), *map(r.cell, columns)])
+        rows.append([str(r.problem.size), _fmt_time(r.times["primal"]), *map(r.cell, columns),
+                     *(_fmt_bytes(r.peaks[k]) if k in r.peaks else "-" for k in peaks)])
     for r in results:
         targets = {i: r.target_of(i)[0] for i in r.problem.own}
         if any(t is not None for t in targets.values()):
-            rows.append([f"target, n={r.problem.size}", "", *(
+            rows.append([f"target, {size_label}={r.problem.size}", "", *(
                 f"{r.target_text(i)} {'ok' if r.met_of(i) else 'MISS'}"
                 if targets.get(i) is not None else "" for i in columns)])
     for r in results if reference else ():
         for label, refs in _reference_rows(r.problem):
             if any(k in refs for k in columns):
-                rows.append([f"({label}, n={r.problem.size})", "",
+                rows.append([f"({label}, {size_label}={r.problem.size})", "",
                              *_reference_cells(refs, columns)])
     out = [title, ""] if title else []
     out += _layout(head, rows, left={0})
