@@ -40,7 +40,7 @@ DEFAULT_OUTPUT = HERE.parent / "docs" / "data" / "benchmarks.json"
 LIBRARIES = ("dualad", "numpy", "scipy", "jax", "jaxlib", "autograd", "torch", "num-dual",
              "numdifftools", "asv")
 #: Benchmark types exported (asv's "type" of a benchmark).
-TYPES = ("time", "peakmem", "track", "mem")
+TYPES = ("time", "track", "peakmemory", "memory")
 
 
 def _iso(ms: float | None) -> str | None:
