@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime as dt
+import functools
 import importlib
 import importlib.metadata
 import json
@@ -60,7 +61,10 @@ def _param(text: str):
 
 
 def _number(x):
-    return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else float(x)
+    """A finite value to four significant digits (more is noise), or None."""
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return None
+    return float(f"{x:.4g}")
 
 
 def _nest(params: list[list[str]], flat: list) -> dict | object:
@@ -187,8 +191,7 @@ def main(argv: list[str] | None = None) -> int:
 
     snapshot = export(args.results, args.machine, args.commit)
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(snapshot, indent=1, sort_keys=False, allow_nan=False)
-    args.output.write_text(text + "\n", encoding="utf-8")
+    args.output.write_text(_dumps(snapshot), encoding="utf-8")
     n = len(snapshot["benchmarks"])
     missing = sum(1 for b in snapshot["benchmarks"].values()
                   if all(v is None for v in _leaves(b["values"])))
@@ -196,6 +199,16 @@ def main(argv: list[str] | None = None) -> int:
           f"{snapshot['commit'][:8]} of {snapshot['commit_date']}, machine "
           f"{snapshot['machine']['name']}")
     return 0
+
+
+def _dumps(snapshot: dict) -> str:
+    """JSON with a line per top-level field and per benchmark (compact, and a refresh
+    diffs benchmark by benchmark)."""
+    line = functools.partial(json.dumps, ensure_ascii=False, allow_nan=False)
+    fields = [f"  {line(k)}: {line(v)}" for k, v in snapshot.items() if k != "benchmarks"]
+    benchmarks = [f"    {line(k)}: {line(v)}" for k, v in snapshot["benchmarks"].items()]
+    return ("{\n" + ",\n".join(fields) + ',\n  "benchmarks": {\n' + ",\n".join(benchmarks)
+            + "\n  }\n}\n")
 
 
 def _leaves(values):
