@@ -12,7 +12,8 @@ import numpy as np
 
 import dualad
 
-from .core import APPROX_RTOL, Factory, PeerUnavailable, Problem, checked, import_jax, require
+from .core import (APPROX_RTOL, Factory, PeerUnavailable, Problem, checked, import_jax, require,
+                   warmed_up)
 
 
 # -- problem 1: JVP of a large elementwise function (issue 2; its gradient: reverse.py) --
@@ -154,7 +155,7 @@ def jvp_sum_sin_exp(n: int = 10**6) -> Problem:
         x, t, y, dy = sum_sin_exp_inputs(n)
         xt, tt = torch.from_numpy(x), torch.from_numpy(t)
         f = functools.partial(sum_sin_exp, xp=torch)
-        return checked(lambda: jvp(f, (xt,), (tt,)), (y, dy), what="torch.func.jvp")
+        return checked(warmed_up(lambda: jvp(f, (xt,), (tt,))), (y, dy), what="torch.func.jvp")
 
     def num_dual():
         nd = require("num_dual")
@@ -250,7 +251,7 @@ def jvp_batched(k: int, n: int = BATCHED_JVP_SIZE) -> Problem:
         x, seeds = map(torch.from_numpy, _batched_inputs(k, n)[:2])
         f = functools.partial(sum_sin_exp, xp=torch)
         jvps = vmap(lambda t: jvp(f, (x,), (t,)), out_dims=(None, 0))
-        return check(functools.partial(jvps, seeds), "torch.func.vmap(torch.func.jvp)",
+        return check(warmed_up(functools.partial(jvps, seeds)), "torch.func.vmap(torch.func.jvp)",
                      read=lambda r: r[1].numpy())
 
     def autograd():
@@ -347,7 +348,7 @@ def jacfwd_textbook() -> Problem:
             b = torch.tensor(x2, dtype=torch.float64, requires_grad=True)
             return torch.autograd.grad(textbook(a, b, xp=torch), (a, b))
 
-        return checked(grad, TEXTBOOK_GRADIENT, what="torch.autograd.grad")
+        return checked(warmed_up(grad), TEXTBOOK_GRADIENT, what="torch.autograd.grad")
 
     def torch_jacfwd():
         torch = require("torch")
@@ -359,7 +360,7 @@ def jacfwd_textbook() -> Problem:
             return jac(torch.tensor(x1, dtype=torch.float64),
                        torch.tensor(x2, dtype=torch.float64))
 
-        return checked(call, TEXTBOOK_GRADIENT, what="torch.func.jacfwd")
+        return checked(warmed_up(call), TEXTBOOK_GRADIENT, what="torch.func.jacfwd")
 
     def numdifftools():
         ndt = require("numdifftools")

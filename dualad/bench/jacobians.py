@@ -19,7 +19,7 @@ import numpy as np
 import dualad
 
 from .core import (APPROX_RTOL, EXACT_RTOL, Factory, PeerUnavailable, Problem, checked,
-                   import_jax, require)
+                   import_jax, require, warmed_up)
 
 #: The sizes of the dense Jacobian problems (issue 7; the asv ``params``).
 JACOBIAN_SIZES = (10, 100, 1000)
@@ -124,7 +124,7 @@ def _torch_transform(name: str, n: int) -> Factory:
 
         jac = getattr(func, name)(functools.partial(tanh_layer, xp=torch))
         x, W = map(torch.from_numpy, tanh_layer_point(n))
-        return _check(n, functools.partial(jac, x, W), f"torch.func.{name}",
+        return _check(n, warmed_up(functools.partial(jac, x, W)), f"torch.func.{name}",
                       read=lambda r: r.numpy())
 
     return factory

@@ -10,7 +10,7 @@ import numpy as np
 
 import dualad
 
-from .core import APPROX_RTOL, Problem, checked, import_jax, require
+from .core import APPROX_RTOL, Problem, checked, import_jax, require, warmed_up
 from .forward import sum_sin_exp, sum_sin_exp_grad, sum_sin_exp_inputs, sum_sin_exp_problem
 
 
@@ -73,7 +73,7 @@ def grad_sum_sin_exp(n: int = 10**6) -> Problem:
             x = x0.detach().requires_grad_()
             return torch.autograd.grad(sum_sin_exp(x, xp=torch), x)[0]
 
-        return check(grad, "torch.autograd.grad", read=lambda r: r.numpy())
+        return check(warmed_up(grad), "torch.autograd.grad", read=lambda r: r.numpy())
 
     return sum_sin_exp_problem(
         "grad", n, target=3.0, issue=4,
@@ -276,7 +276,7 @@ def helmholtz_problem(n: int = 50) -> Problem:
             x = x0.detach().requires_grad_()
             return torch.autograd.grad(helmholtz(x, A, b, xp=torch), x)[0]
 
-        return check(grad, "torch.autograd.grad", read=lambda r: r.numpy())
+        return check(warmed_up(grad), "torch.autograd.grad", read=lambda r: r.numpy())
 
     def torch_jacfwd():
         torch = require("torch")
@@ -284,7 +284,7 @@ def helmholtz_problem(n: int = 50) -> Problem:
 
         x, A, b = map(torch.from_numpy, _helmholtz_inputs(n)[:3])
         jac = jacfwd(functools.partial(helmholtz, xp=torch))
-        return check(functools.partial(jac, x, A, b), "torch.func.jacfwd",
+        return check(warmed_up(functools.partial(jac, x, A, b)), "torch.func.jacfwd",
                      read=lambda r: r.numpy())
 
     def num_dual():
