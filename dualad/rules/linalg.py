@@ -56,6 +56,14 @@ def _as_matrices(x, y):
 
 def _matmul_transpose(ct, args, linear):
     x, y = args
+    # Against a constant matrix, the cotangents of all seeds and rows stack into
+    # one matrix: one GEMM (the general path below makes a product per seed).
+    if linear[0] and y.ndim == 2:  # (X @ Y): ct_X = ct @ Yᵀ
+        rows = reshape(ct, shape=(-1, y.shape[-1]))
+        ct_x = matmul(rows, _swapaxes(y, -1, -2))
+        return reshape(ct_x, shape=(ct.shape[0],) + tuple(x.shape)), None
+    if linear[1] and y.ndim == 1 and x.ndim == 2:  # (X @ v): ct_v = ct @ X
+        return None, matmul(ct, x)
     x2, y2 = _as_matrices(x, y)
     out2 = _matmul_shape(x2, y2)[0]
     ct2 = reshape(ct, shape=(ct.shape[0],) + out2)
