@@ -49,4 +49,3 @@ nb_render_markdown_format = "myst"  # Markdown outputs (tables with math) render
 
 html_theme = "furo"
 html_title = f"dualad {release}"
-html_static_path = ["_static"]
