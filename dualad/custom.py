@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import optree
 
 from . import ops
 from .dual import Dual
@@ -52,9 +53,8 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
         For an elementwise operation: one entry per array argument, each
         ``(ans, *args) -> ∂ans/∂arg`` written with NumPy calls or operators (so
         it can be differentiated again), or ``None`` for an argument without a
-        derivative. For ``dualad_gpu`` too, use the functions of
-        :mod:`dualad.ops` instead of ``np.*`` (a rule also sees plain JAX
-        arrays, which NumPy's functions cannot take).
+        derivative. Under ``dualad_gpu`` the rule's JAX arrays arrive as
+        Duals, so its NumPy calls compile too.
     jvp:
         Otherwise: ``jvp(primals, tangents, ans, **params)`` returning the
         output's tangent, linear in the tangents, written with NumPy calls.
@@ -117,8 +117,10 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
                 raise TypeError(f"defprimitive({name!r}): partial {i} must be a function "
                                 f"(ans, *args) -> derivative, or None")
     shape_rule = _elementwise_shape if partials is not None else None
+    if partials is not None:
+        partials = [p if p is None else _on_any_backend(p) for p in partials]
     prim = Primitive(name, kernel, partials=partials,
-                     jvp=None if jvp is None else _shape_checked(name, jvp),
+                     jvp=None if jvp is None else _shape_checked(name, _on_any_backend(jvp)),
                      transpose=transpose, linear=linear,
                      shape_rule=shape_rule if linear else None)
     # Without a JAX kernel, the NumPy one runs on JAX arrays through the rule table.
@@ -179,12 +181,30 @@ class _KernelTag(Tag):
     """The tag of :func:`_zero_seed` Duals: values, not perturbations."""
 
     __slots__ = ()
+    carries_derivatives = False
 
 
 def _zero_seed(a: Any, tag: _KernelTag) -> Dual:
     """``a`` as a Dual of ``tag`` with one zero seed: NumPy calls on it reach the
     rule table, and so the kernels of ``a``'s backend."""
     return Dual._new(a, ops.reshape(a * 0, shape=(1,) + tuple(np.shape(a))), tag)
+
+
+def _on_any_backend(rule: Callable) -> Callable:
+    """``rule`` (a partial or a JVP written with NumPy calls) for JAX arrays too:
+    they reach it as :func:`_zero_seed` Duals, whose NumPy calls dispatch to the
+    rule table and so to JAX's kernels. NumPy arrays reach it unchanged."""
+
+    def run(*args, **params):
+        leaves = optree.tree_leaves(args)
+        if backend_of(leaves) == "numpy":
+            return rule(*args, **params)
+        tag = _KernelTag()
+        args = optree.tree_map(
+            lambda a: _zero_seed(a, tag) if backend_of((a,)) != "numpy" else a, args)
+        return optree.tree_map(lambda out: _strip(out, tag), rule(*args, **params))
+
+    return functools.wraps(rule)(run)
 
 
 def _only_values(args: tuple) -> bool:

@@ -127,6 +127,8 @@ class Dual(Boxed):
         ans = prim(*primals, **params) if nested else prim.impl(*primals, **params)
         if not seeded:
             return ans
+        if not tag.carries_derivatives:  # a value in Dual's clothing: no rule to run
+            return self._wrap(ans, _ops.reshape(ans * 0, shape=(1,) + tuple(np.shape(ans))))
         if prim.partials is not None:
             t_out = elementwise_jvp(prim, primals, tangents, ans)
         elif prim.jvp_rule is not None:

@@ -76,6 +76,10 @@ class Tag:
 
     __slots__ = ("level",)
 
+    #: False for the tag of Duals that only route NumPy calls on foreign arrays
+    #: (JAX tracers) to the rule table: their tangents stay zero, so no rule runs.
+    carries_derivatives = True
+
     def __init__(self) -> None:
         self.level = next(_tag_counter)  # atomic under the GIL
 

@@ -301,3 +301,29 @@ def test_custom_jvp_compiles_and_its_rule_is_used():
     r = newton(30, a)
     assert_allclose(dualad_gpu.grad(lambda a: np.sum(root(30, a)))(a), -r / (3 * r ** 2 + a),
                     rtol=1e-12)
+
+
+def test_defprimitive_rules_written_with_numpy_compile():
+    softplus = dualad.defprimitive("softplus_np", lambda x: np.logaddexp(x, 0.0),
+                                   partials=[lambda ans, x: 1.0 / (1.0 + np.exp(-x))])
+
+    def unit_jvp(primals, tangents, ans):
+        (x,), (t,) = primals, tangents
+        u, r = ans
+        dr = np.sum(u * t, axis=-1)
+        return (t - u * dr[..., None]) / r, dr
+
+    unit_and_norm = dualad.defprimitive(
+        "unit_and_norm_np", lambda x: (x / np.linalg.norm(x), np.linalg.norm(x)), outputs=2,
+        jvp=unit_jvp)
+    x = np.array([-1.0, 0.0, 2.0])
+    s = 1.0 / (1.0 + np.exp(-x))
+    total = lambda x: np.sum(softplus(x))  # noqa: E731
+    assert_allclose(dualad_gpu.grad(total)(x), s)
+    for mode in ("hyperdual", "fwd-rev"):
+        assert_allclose(dualad_gpu.hessian(total, mode=mode)(x), np.diag(s * (1 - s)),
+                        rtol=1e-12)
+    v = np.array([3.0, 4.0])
+    assert_allclose(dualad_gpu.jacfwd(lambda v: unit_and_norm(v)[1])(v), [0.6, 0.8])
+    assert_allclose(dualad_gpu.jacrev(lambda v: unit_and_norm(v)[0])(v),
+                    (np.eye(2) - np.outer(v, v) / 25.0) / 5.0)
