@@ -16,7 +16,7 @@ import numpy as np
 import optree
 
 from . import ops
-from .dual import Dual
+from .dual import Dual, without_tag
 from .primitive import (_FOREIGN_ARRAY_TYPES, Boxed, Primitive, Tag, backend_of,
                         register_function)
 
@@ -172,7 +172,9 @@ def _through_duals(kernel: Callable) -> Callable:
     def run(*args, **params):
         tag = _KernelTag()
         out = kernel(*(_zero_seed(a, tag) for a in args), **params)
-        return tuple(_strip(o, tag) for o in out) if isinstance(out, tuple) else _strip(out, tag)
+        if isinstance(out, tuple):
+            return tuple(without_tag(o, tag) for o in out)
+        return without_tag(out, tag)
 
     return run
 
@@ -202,18 +204,9 @@ def _on_any_backend(rule: Callable) -> Callable:
         tag = _KernelTag()
         args = optree.tree_map(
             lambda a: _zero_seed(a, tag) if backend_of((a,)) != "numpy" else a, args)
-        return optree.tree_map(lambda out: _strip(out, tag), rule(*args, **params))
+        return optree.tree_map(lambda out: without_tag(out, tag), rule(*args, **params))
 
     return functools.wraps(rule)(run)
-
-
-def _only_values(args: tuple) -> bool:
-    """No argument carries a perturbation: at most :func:`_zero_seed` Duals."""
-    return all(not isinstance(a, Boxed) or isinstance(a._tag, _KernelTag) for a in args)
-
-
-def _strip(out: Any, tag: Tag) -> Any:
-    return out.primal if isinstance(out, Dual) and out._tag is tag else out
 
 
 def _shape_checked(name: str, jvp: Callable) -> Callable:
@@ -310,7 +303,7 @@ class custom_jvp:
             ts = tuple(_zeros_like(p) if t is None else ops.getitem(t, index=(k,))
                        for p, t in zip(primals, tangents))
             _, t_out = self.rule(*static, tuple(primals), ts)
-            t_out = _strip(t_out, tag)
+            t_out = without_tag(t_out, tag)
             if not hasattr(t_out, "reshape"):
                 t_out = np.asarray(t_out)
             if tuple(t_out.shape) != out_shape[1:]:
@@ -326,7 +319,7 @@ class custom_jvp:
                             "register one with @f.defjvp")
         static = tuple(args[i] for i in self.nondiff_argnums)
         diff = tuple(a for i, a in enumerate(args) if i not in self.nondiff_argnums)
-        if _only_values(diff):  # the rule's own call for the primal, or no transform at all
+        if not any(isinstance(a, Boxed) for a in diff):
             return self.fun(*args)
         return self._primitive(*diff, static=static)
 

@@ -401,6 +401,11 @@ del _func
 # -- helpers shared by the rules ---------------------------------------------
 
 
+def without_tag(x: Any, tag: Tag) -> Any:
+    """``x`` without the perturbation of ``tag`` (its primal), if it carries one."""
+    return x.primal if isinstance(x, Dual) and x._tag is tag else x
+
+
 def primal_value(x: Any) -> Any:
     """The value of ``x`` with every perturbation (of every tag) stripped.
 

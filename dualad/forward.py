@@ -15,7 +15,7 @@ import numpy as np
 import optree
 
 from . import ops
-from .dual import Dual, as_float_array, check_tangent_shape, primal_value
+from .dual import Dual, as_float_array, check_tangent_shape, primal_value, without_tag
 from .primitive import Primitive, Tag, backend_of
 
 __all__ = ["jvp", "jacfwd", "jacobian", "derivative", "DEFAULT_CHUNK_BYTES"]
@@ -339,8 +339,7 @@ def split_aux(out: Any, has_aux: bool, tag: Tag) -> tuple[Any, Any]:
         raise TypeError(f"has_aux=True needs a function returning a pair (output, aux), "
                         f"got {type(out).__name__}")
     out, aux = out
-    return out, optree.tree_map(
-        lambda o: o.primal if isinstance(o, Dual) and o._tag is tag else o, aux)
+    return out, optree.tree_map(lambda o: without_tag(o, tag), aux)
 
 
 def read_leaf(o: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
