@@ -1,12 +1,13 @@
 """``python -m dualad``: the textbook forward-mode trace, a gradient and a Jacobian.
 
-``python -m dualad bench`` runs the benchmark table instead (see dualad.bench).
-``forward_trace`` and ``reverse_trace`` also give the trace tables of
-docs/how-it-works.md.
+``python -m dualad bench`` runs the benchmark table instead (see dualad.bench),
+``python -m dualad --help`` prints the usage. ``forward_trace`` and
+``reverse_trace`` also give the trace tables of docs/how-it-works.md.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import unicodedata
 
@@ -133,15 +134,34 @@ def demo() -> None:
     print(dualad.jacfwd(polar)(point))
 
 
-def main(argv: list[str] | None = None) -> None:
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m dualad",
+        usage="python -m dualad [-h] [demo | bench [OPTIONS]]",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            f"dualad {dualad.__version__}: exact derivatives of NumPy code on dual numbers.\n\n"
+            "commands:\n"
+            "  demo           (the default) the textbook forward-mode trace of\n"
+            "                 f(x1, x2) = ln(x1) + x1·x2 − sin(x2), its gradient and a Jacobian\n"
+            "  bench          time dualad's transforms against the NumPy primal and peer\n"
+            "                 libraries; its options: python -m dualad bench --help"))
+    parser.add_argument("command", nargs="?", default="demo", choices=["demo"],
+                        help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line ``python -m dualad [demo | bench ...]``; return the exit status."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["bench"]:
         from .bench import main as bench_main
 
-        bench_main(argv[1:])
-    else:
-        demo()
+        return bench_main(argv[1:])
+    _parser().parse_args(argv)  # --help, or an unknown command: usage and exit
+    demo()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

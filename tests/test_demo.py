@@ -4,6 +4,7 @@ import doctest
 import subprocess
 import sys
 
+import pytest
 from numpy.testing import assert_allclose
 
 import dualad
@@ -15,6 +16,54 @@ def test_demo_prints_the_trace_gradient_and_jacobian():
                          check=True).stdout
     assert "Forward primal trace" in out
     assert "11.6521" in out and "5.5" in out  # f(2, 5) and ∂f/∂x1
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_prints_the_usage_not_the_demo(flag):
+    run = subprocess.run([sys.executable, "-m", "dualad", flag], capture_output=True,
+                         text=True)
+    assert run.returncode == 0
+    assert run.stdout.startswith("usage: python -m dualad")
+    assert "bench" in run.stdout and "demo" in run.stdout
+    assert "Forward primal trace" not in run.stdout
+
+
+def test_an_unknown_command_is_an_error_with_the_usage(capsys):
+    with pytest.raises(SystemExit) as info:
+        demo.main(["bnech"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: python -m dualad") and "bnech" in err
+
+
+def test_demo_command_runs_the_demo(capsys):
+    assert demo.main(["demo"]) == 0
+    assert "Forward primal trace" in capsys.readouterr().out
+
+
+def test_bench_help_is_the_bench_usage(capsys):
+    with pytest.raises(SystemExit) as info:
+        demo.main(["bench", "--help"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: python -m dualad bench")
+
+
+def test_bench_exit_status_is_passed_on(monkeypatch):
+    # --check makes the bench return 1 when a target is missed; the process must exit 1
+    import dualad.bench
+
+    calls = []
+    monkeypatch.setattr(dualad.bench, "main", lambda argv: calls.append(argv) or 1)
+    assert demo.main(["bench", "--check", "--only", "jvp"]) == 1
+    assert calls == [["--check", "--only", "jvp"]]
+
+
+def test_bench_runs_from_the_command_line():
+    run = subprocess.run([sys.executable, "-m", "dualad", "bench", "--only", "jacfwd_textbook",
+                          "--peers", "none", "--repeat", "1", "--min-time", "0.001"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "jacfwd ln(x1)+x1*x2-sin(x2)" in run.stdout
 
 
 def test_traces_agree_with_the_transforms():
