@@ -25,6 +25,7 @@ import numpy as np
 __all__ = [
     "Primitive",
     "Tag",
+    "EscapedDualError",
     "Over",
     "Boxed",
     "register_backend",
@@ -74,7 +75,7 @@ class Tag:
     perturbations of nested derivatives apart.
     """
 
-    __slots__ = ("level",)
+    __slots__ = ("level", "live")
 
     #: False for the tag of Duals that only route NumPy calls on foreign arrays
     #: (JAX tracers) to the rule table: their tangents stay zero, so no rule runs.
@@ -82,9 +83,29 @@ class Tag:
 
     def __init__(self) -> None:
         self.level = next(_tag_counter)  # atomic under the GIL
+        #: Set to False when the transform that made the tag returns: a Dual of
+        #: a finished transform that is used again raises EscapedDualError.
+        self.live = True
 
     def __repr__(self) -> str:
         return f"Tag({self.level})"
+
+
+class EscapedDualError(TypeError):
+    """A Dual of a transform call that has already returned was used again.
+
+    Like JAX's ``UnexpectedTracerError``: a value computed inside ``jacfwd``,
+    ``grad``, ... (kept in a dict, a global or a closure) carries that call's
+    perturbation, which means nothing once the call is over.
+    """
+
+    def __init__(self, tag: Tag) -> None:
+        super().__init__(
+            f"a Dual of a finished transform ({tag!r}) was used again. A value computed "
+            "inside jacfwd/grad/hessian/... was kept (in a dict, a global, a closure or an "
+            "attribute) and reused after that call returned, where its derivative means "
+            "nothing. Keep only plain values across calls: store dualad.primal_value(y), "
+            "or recompute the value inside each call.")
 
 
 class Boxed:
@@ -268,32 +289,128 @@ def implements(*numpy_functions: Callable) -> Callable[[Callable], Callable]:
 
 
 def qualified_name(func: Any) -> str:
-    """``numpy.linalg.solve``-style name of a NumPy function or ufunc."""
-    name = getattr(func, "__name__", repr(func))
+    """The name by which a user reaches ``func``: ``numpy.fft.rfft``, ``numpy.polyval``.
+
+    The shortest public path (no component starting with ``_``) among the
+    modules already imported whose namespace holds ``func`` itself, so that
+    the name printed evaluates back to the function: NumPy's submodules
+    (``numpy.fft``, ``numpy.linalg``, ``numpy.random``, ``numpy.emath``, ...),
+    ``scipy.special`` for its ufuncs (which carry no ``__module__``), and any
+    other library. An internal function that no public module exports keeps
+    its full module path (``scipy.special._ufuncs._riemann_zeta``).
+    """
+    import inspect
+    import sys
+
+    name = getattr(func, "__name__", None)
+    if not isinstance(name, str):
+        return repr(func)
+    # np.random.normal is a bound method of the global RandomState: a new
+    # object at each attribute access, equal to (not identical with) func.
+    bound = inspect.ismethod(func) or (inspect.isbuiltin(func)
+                                       and not inspect.ismodule(getattr(func, "__self__", None))
+                                       and getattr(func, "__self__", None) is not None)
+
+    def holds(module: Any) -> bool:
+        try:
+            found = vars(module).get(name)  # vars: no lazy __getattr__ runs
+        except TypeError:
+            return False
+        return found is func or (bound and found is not None and found == func)
+
+    def public(path: str) -> bool:
+        return not any(part.startswith("_") for part in path.split("."))
+
+    def shortest(paths: list[str]) -> str:
+        return min(paths, key=lambda path: (path.count("."), path))
+
     module = getattr(func, "__module__", None)
-    if isinstance(func, np.ufunc) and module in (None, "numpy._core.umath"):
-        module = "numpy" if getattr(np, name, None) is func else "scipy.special"
-    if module and module.startswith("numpy.linalg"):
-        module = "numpy.linalg"
-    elif module and module.startswith("numpy") and module != "numpy":
-        module = "numpy"
-    return f"{module}.{name}" if module else name
+    module = module if isinstance(module, str) else ""
+    library = module.split(".")[0] if module else None
+    # Every imported module of the function's own library, or of any library
+    # when the function names none (scipy.special's ufuncs), under its own name
+    # and under the names its parent gives it (numpy.emath is numpy.lib.scimath).
+    paths: list[tuple[str, Any]] = []
+    for path, mod in list(sys.modules.items()):
+        if not inspect.ismodule(mod) or (library is not None
+                                         and path.split(".")[0] != library):
+            continue
+        paths.append((path, mod))
+        for attr, sub in list(vars(mod).items()):
+            if inspect.ismodule(sub) and f"{path}.{attr}" != sub.__name__ \
+                    and sub.__name__.split(".")[0] == path.split(".")[0]:
+                paths.append((f"{path}.{attr}", sub))
+    found = [path for path, mod in paths if holds(mod)]
+    if any(public(path) for path in found):
+        return f"{shortest([path for path in found if public(path)])}.{name}"
+    if found:
+        return f"{shortest(found)}.{name}"
+    private = [path for path, mod in list(sys.modules.items())
+               if inspect.ismodule(mod) and holds(mod)]
+    if private:
+        return f"{shortest(private)}.{name}"
+    qualname = getattr(func, "__qualname__", name)
+    qualname = qualname if isinstance(qualname, str) else name
+    owner = ".".join(part for part in module.split(".") if part and not part.startswith("_"))
+    return f"{owner}.{qualname}" if owner else qualname
 
 
 def missing_rule_error(func: Any) -> TypeError:
-    """The TypeError for a NumPy function that has no dualad rule, with the fix."""
+    """The TypeError for a NumPy function that has no dualad rule, with the fix.
+
+    The function is named as the user types it (:func:`qualified_name`). A
+    ufunc is elementwise, so the fix shown first is a ``defprimitive`` with one
+    partial derivative per argument; for any other function it is one line of
+    ``register_function`` (an implementation written with functions dualad
+    knows), then a primitive with a ``jvp`` rule.
+    """
+    import sys
+
     name = qualified_name(func)
-    short = getattr(func, "__name__", "f")
+    # A name that is no Python expression (np.frompyfunc's "<lambda> (vectorized)").
+    code_name = name if all(p.isidentifier() for p in name.split(".")) else "f"
+    subject = name
+    if any(part.startswith("_") for part in name.split(".")[:-1]):
+        # An internal function (scipy.special.zeta calls _riemann_zeta): also name
+        # the public function of its library that called it, the one the user typed.
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_globals.get("__name__", "").startswith("dualad"):
+            frame = frame.f_back
+        if frame is not None:
+            caller = frame.f_globals.get(frame.f_code.co_name)
+            library = frame.f_globals.get("__name__", "").split(".")[0]
+            if getattr(caller, "__code__", None) is frame.f_code and \
+                    library == name.split(".")[0]:
+                subject = f"{qualified_name(caller)} calls {name}, which"
+    head = f"{subject} has no dualad derivative rule, so it cannot be applied to a Dual.\n"
+    primal = ("If its result does not depend smoothly on the input, call it on the value "
+              "without the derivative: dualad.primal_value(x) instead of x.")
+    if isinstance(func, np.ufunc):
+        args = "x" if func.nin == 1 else ", ".join(f"x{i + 1}" for i in range(func.nin))
+        row = ", ".join(f"lambda ans, {args}: ..." for _ in range(func.nin))
+        if func.nout == 1:
+            partials = f"partials=[{row}],  # d ans / d each argument"
+        else:
+            rows = ", ".join(f"[{row}]" for _ in range(func.nout))
+            partials = (f"partials=[{rows}],  # per output: d ans / d each argument\n"
+                        f"        outputs={func.nout},")
+        return TypeError(
+            head
+            + f"It is elementwise: declare it a primitive with one partial derivative per "
+              f"argument (docs/adding-a-primitive.md):\n\n"
+              f"    dualad.defprimitive(\n"
+              f"        {func.__name__!r}, {code_name},\n"
+              f"        {partials}\n"
+              f"        numpy_function={code_name})\n\n"
+              f"If it is built from functions dualad knows, register that implementation:\n"
+              f"    dualad.register_function({code_name}, lambda {args}: ...)\n"
+            + primal)
     return TypeError(
-        f"{name} has no dualad derivative rule, so it cannot be applied to a Dual.\n"
-        f"Give it one by declaring a primitive (docs/adding-a-primitive.md):\n\n"
-        f"    dualad.defprimitive(\n"
-        f"        {short!r}, {name},\n"
-        f"        partials=[lambda ans, x: ...],  # elementwise: dans/dx for each argument\n"
-        f"        # or jvp=lambda primals, tangents, ans: ...,\n"
-        f"        numpy_function={name})\n\n"
-        f"If it is built from functions dualad knows, register that implementation:\n"
-        f"    dualad.register_function({name}, lambda *args, **kw: ...)\n"
-        f"If its result does not depend smoothly on the input, call it on the primal "
-        f"value instead: {name}(dualad.primal_value(x))."
-    )
+        head
+        + f"If it can be written with functions dualad knows, register that implementation "
+          f"(docs/adding-a-primitive.md):\n\n"
+          f"    dualad.register_function({code_name}, lambda *args, **kwargs: ...)\n\n"
+          f"Otherwise declare a primitive with its own rule: dualad.defprimitive("
+          f"{getattr(func, '__name__', 'f')!r}, {code_name}, jvp=..., "
+          f"numpy_function={code_name}).\n"
+        + primal)
