@@ -97,7 +97,7 @@ def benchmark_classes(module: str, name: str, problems: str | Mapping[int, str],
     peer, e.g. the compiled problems' ``jax.jit``) a fourth:
 
     - ``nameVersus.track_ratio_to_peer``: dualad's time over that peer's, timed
-      the same way (issue 5's targets are such ratios).
+      the same way (the compiled problems' targets are such ratios).
 
     ``module`` is the caller's ``__name__``, and the caller binds the classes to
     module-level names: asv finds benchmark classes among a module's attributes

@@ -1,4 +1,4 @@
-"""Gradient of sum(sin(x)·exp(−x²) + log1p(x²)) on 10⁶ float64 (issue 4; goal ≤ 3× primal).
+"""Gradient of sum(sin(x)·exp(−x²) + log1p(x²)) on 10⁶ float64 (goal ≤ 3× primal).
 
 The function of the JVP benchmark (``jvp.py``), differentiated by ``dualad.grad``.
 The problem, its peers (the gradient by hand in NumPy, ``jax.jit(jax.grad)``,

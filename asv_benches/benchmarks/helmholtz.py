@@ -1,4 +1,4 @@
-"""Gradient of the Helmholtz free energy, forward and reverse (issue 4; Baydin et al., Table 4).
+"""Gradient of the Helmholtz free energy, forward and reverse (Baydin et al., Table 4).
 
     f(x) = R·T·Σᵢ xᵢ log(xᵢ / (1 − bᵀx))
            − xᵀAx / (√8·bᵀx) · log((1 + (1+√2)·bᵀx) / (1 + (1−√2)·bᵀx))

@@ -1,4 +1,4 @@
-"""Hessian of Rosenbrock at n = 10 and 100, and an HVP at n = 10⁴ (issues 3 and 4).
+"""Hessian of Rosenbrock at n = 10 and 100, and an HVP at n = 10⁴.
 
 Goal: ``dualad.hessian`` (its automatic choice of mode) faster than every
 NumPy-level peer (num-dual, eager JAX, torch, autograd, numdifftools), and at

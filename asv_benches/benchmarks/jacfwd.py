@@ -1,8 +1,8 @@
 """Forward-mode Jacobians.
 
-- Per-call cost of jacfwd of ln(x1) + x1·x2 − sin(x2) at (2, 5) (issue 2; target ≤ 20×);
+- Per-call cost of jacfwd of ln(x1) + x1·x2 − sin(x2) at (2, 5) (target ≤ 20×);
   the primal is the same function on Python floats with NumPy ufuncs.
-- Dense ``dualad.jacfwd`` of tanh(W x) + x³ at n = 10, 100, 1000 (issue 7, reported),
+- Dense ``dualad.jacfwd`` of tanh(W x) + x³ at n = 10, 100, 1000 (reported, no target),
   against ``jax.jacfwd`` eager and under ``jax.jit``, ``torch.func.jacfwd``,
   ``autograd.jacobian``, ``numdifftools.Jacobian`` and ``num_dual.jacobian`` (the
   last three at n ≤ 100 only: ``bench.SLOW_PEER_MAX_SIZE``).

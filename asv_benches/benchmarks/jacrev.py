@@ -1,5 +1,5 @@
 """Dense Jacobians by reverse mode: ``dualad.jacrev`` of tanh(W x) + x³ at n = 10,
-100, 1000 (issue 7, reported), against ``jax.jacrev`` eager and under ``jax.jit``,
+100, 1000 (reported, no target), against ``jax.jacrev`` eager and under ``jax.jit``,
 ``torch.func.jacrev`` and ``autograd.jacobian``.
 
 Problems, peers and checks (against the Jacobian derived by hand) are defined once

@@ -5,9 +5,9 @@ front ends use it:
 
 - ``python -m dualad bench`` (:func:`main`) times the problems in one process,
   in about a minute and a half, and prints a table of ratios to the primal, then
-  one table per group: a size sweep (the Helmholtz free energy of issue 4: a row
-  per n) and the compiled problems of issue 5 (``dualad_gpu`` against
-  ``jax.jit``); the peer-heavy sweeps of issue 7 (batched JVP, dense ``jacfwd``
+  one table per group: a size sweep (the gradient of the Helmholtz free energy of
+  Baydin et al.'s survey: a row per n) and the compiled problems (``dualad_gpu``
+  against ``jax.jit``); the peer-heavy sweeps (batched JVP, dense ``jacfwd``
   and ``jacrev``, ``jacfwd``'s chunk size) only when asked (``--only GROUP``,
   ``--all``: :data:`ON_REQUEST`);
 - the asv suite under ``asv_benches/`` imports the same :class:`Problem` objects
@@ -28,7 +28,7 @@ The modules, by family: :mod:`~dualad.bench.core` (:class:`Problem`,
 ``jacfwd``), :mod:`~dualad.bench.jacobians` (dense ``jacfwd`` and ``jacrev`` of a
 layer, and ``jacfwd``'s chunk-size sweep), :mod:`~dualad.bench.second_order`
 (Rosenbrock's Hessian and HVP), :mod:`~dualad.bench.reverse` (the gradients: the
-large sum and the Helmholtz sweep), :mod:`~dualad.bench.compiled` (issue 5: dualad's
+large sum and the Helmholtz sweep), :mod:`~dualad.bench.compiled` (dualad's
 transforms compiled by ``dualad_gpu``, against ``jax.jit`` of JAX's own),
 :mod:`~dualad.bench.registry` (:data:`PROBLEMS`,
 :data:`GROUPS`), :mod:`~dualad.bench.report` (:func:`run` and the tables) and
@@ -39,9 +39,9 @@ Only dualad's public API (``dualad.jvp``, ``dualad.jacfwd``, ``dualad.jacrev``,
 ``dualad.grad``, ``dualad.hessian``, ``dualad.hvp``) and ``dualad_gpu``'s (the same
 names) are used here.
 
-A problem's target is a fixed ratio (issues 2 and 4), the best ratio measured
-for a set of peers dualad must beat (issue 3: "faster than every NumPy-level
-peer"), a multiple of one peer's time (issue 5: ``dualad_gpu`` ≤ 1.2×
+A problem's target is a fixed ratio (the JVP at 10⁶: ≤ 2.5× the primal), the
+best ratio measured for a set of peers dualad must beat (the Hessian: "faster than
+every NumPy-level peer"), a multiple of one peer's time (``dualad_gpu`` ≤ 1.2×
 ``jax.jit``, :attr:`Problem.versus_target`), several of these (the tightest
 wins), or nothing: a problem that is only reported.
 Most problems have one dualad implementation, ``"dualad"``; the Helmholtz
@@ -79,7 +79,7 @@ gradient :func:`helmholtz_grad` (itself checked by the complex step):
 >>> bench.PROBLEMS["helmholtz_50"].target_of("dualad-fwd")
 7.5
 
-Size sweeps are groups; the dense Jacobians of issue 7 are checked against the
+Size sweeps are groups; the dense Jacobians are checked against the
 Jacobian derived by hand, the batched JVP against ``T @ ∇f``:
 
 >>> [p.size for p in bench.PROBLEMS.values() if p.group == "jacrev_tanh"]

@@ -1,18 +1,21 @@
-"""Compiled problems (issue 5): ``dualad_gpu``, dualad's transforms compiled with
-``jax.jit``, against JAX's own transforms compiled the same way.
+"""Compiled problems: ``dualad_gpu``, dualad's transforms compiled with ``jax.jit``,
+against JAX's own transforms compiled the same way.
 
 Each problem has one dualad implementation, ``"dualad_gpu"``, and two peers:
 ``"jax.jit"`` (JAX's transform of the same function written with ``jax.numpy``,
 compiled) and ``"dualad-numpy"`` (dualad's uncompiled transform, NumPy arrays:
-what compiling buys). Issue 5's targets are ratios to ``jax.jit``'s time
+what compiling buys). The goal is to cost no more than JAX compiling its own
+transforms, so the targets are ratios to ``jax.jit``'s time
 (:attr:`Problem.versus_target`), except Helmholtz's, a ratio to the NumPy primal
-like the other issues'. All five form the group ``compiled`` (``--only compiled``).
+like the uncompiled problems'. All five form the group ``compiled``
+(``--only compiled``).
 
 Both compiled implementations get their arrays already on the device
 (``jax.device_put``) and are timed to ``jax.block_until_ready``; each factory
 compiles (warms up) and checks once before timing. The primal, the ``jax.jit``
 peer and the ``dualad-numpy`` peer are the factories of the uncompiled problems
-of the same function (issues 2–4, and 7 for the dense layer). Without jax (or
+of the same function (:mod:`~dualad.bench.forward`, :mod:`~dualad.bench.jacobians`,
+:mod:`~dualad.bench.second_order`, :mod:`~dualad.bench.reverse`). Without jax (or
 without ``dualad_gpu``) ``dualad_gpu`` and ``jax.jit`` raise
 :class:`PeerUnavailable`: the rows show ``n/a`` and asv skips them.
 """
@@ -31,7 +34,7 @@ from .jacobians import _tanh_layer_inputs, jacfwd_tanh, tanh_layer
 from .reverse import _helmholtz_inputs, helmholtz, helmholtz_problem
 from .second_order import _rosen_inputs, hessian_rosenbrock, rosenbrock
 
-#: The size of the Jacobian problem (issue 5: n = 1000).
+#: The size of the compiled Jacobian problem, n = 1000.
 TANH_LAYER_SIZE = 1000
 
 
@@ -57,13 +60,13 @@ def compiled_problem(name: str, title: str, compiled: Factory, base: dict[str, F
                      numpy: str = "dualad", **fields: Any) -> Problem:
     """A problem of the ``compiled`` group: ``dualad_gpu`` is ``compiled``; the primal
     and ``jax.jit`` are ``base``'s, ``dualad-numpy`` is ``base[numpy]`` (``base``: the
-    factories of the problem of the same function in issues 2–4). ``fields`` go to
+    factories of the uncompiled problem of the same function). ``fields`` go to
     :class:`Problem`."""
     return Problem(
         name=name, title=title,
         factories={"primal": base["primal"], "dualad_gpu": compiled,
                    "jax.jit": base["jax.jit"], "dualad-numpy": base[numpy]},
-        own=("dualad_gpu",), versus="jax.jit", issue=5, group="compiled", **fields)
+        own=("dualad_gpu",), versus="jax.jit", group="compiled", **fields)
 
 
 # -- 1: jacfwd of a dense layer, n = 1000 ------------------------------------------------
@@ -71,7 +74,7 @@ def compiled_problem(name: str, title: str, compiled: Factory, base: dict[str, F
 
 def compiled_jacfwd_tanh(n: int = TANH_LAYER_SIZE) -> Problem:
     """The Jacobian of :func:`tanh_layer` by ``dualad_gpu.jacfwd`` (all n seeds in one
-    pass), against ``jax.jit(jax.jacfwd)``: issue 5, n = 1000, ≤ 1.2× ``jax.jit``."""
+    pass), against ``jax.jit(jax.jacfwd)``: n = 1000, target ≤ 1.2× ``jax.jit``."""
     compiled = compiled_factory(lambda dg: dg.jacfwd(tanh_layer),
                                 lambda: _tanh_layer_inputs(n)[:2],
                                 lambda: _tanh_layer_inputs(n)[3], "dualad_gpu.jacfwd",
@@ -81,11 +84,11 @@ def compiled_jacfwd_tanh(n: int = TANH_LAYER_SIZE) -> Problem:
         jacfwd_tanh(n).factories, target=None, versus_target=1.2)
 
 
-# -- 2: JVP of the 10⁶-element sum (issue 2's function) -------------------------------
+# -- 2: JVP of the 10⁶-element sum of jvp_sum_sin_exp ----------------------------------
 
 
 def compiled_jvp_sum_sin_exp(n: int = 10**6) -> Problem:
-    """:func:`sum_sin_exp`'s JVP by ``dualad_gpu.jvp``: issue 5, ≤ 1.15× ``jax.jit(jax.jvp)``."""
+    """:func:`sum_sin_exp`'s JVP by ``dualad_gpu.jvp``: target ≤ 1.15× ``jax.jit(jax.jvp)``."""
     compiled = compiled_factory(lambda dg: lambda x, t: dg.jvp(sum_sin_exp, (x,), (t,)),
                                 lambda: sum_sin_exp_inputs(n)[:2],
                                 lambda: sum_sin_exp_inputs(n)[2:], "dualad_gpu.jvp")
@@ -95,11 +98,11 @@ def compiled_jvp_sum_sin_exp(n: int = 10**6) -> Problem:
         jvp_sum_sin_exp(n).factories, target=None, versus_target=1.15)
 
 
-# -- 3: Hessian of Rosenbrock, n = 100 (issue 4's size) -----------------------------------
+# -- 3: Hessian of Rosenbrock, n = 100 --------------------------------------------------
 
 
 def compiled_hessian_rosenbrock(n: int = 100) -> Problem:
-    """:func:`rosenbrock`'s Hessian by ``dualad_gpu.hessian`` (automatic mode): issue 5,
+    """:func:`rosenbrock`'s Hessian by ``dualad_gpu.hessian`` (automatic mode): target
     ≤ 1.5× ``jax.jit(jax.hessian)``."""
 
     def expected():
@@ -115,13 +118,13 @@ def compiled_hessian_rosenbrock(n: int = 100) -> Problem:
         hessian_rosenbrock(n).factories, target=None, versus_target=1.5)
 
 
-# -- 4: gradient of the Helmholtz free energy, n = 50 (issue 4's problem) ---------------
+# -- 4: gradient of the Helmholtz free energy, n = 50 ----------------------------------
 
 
 def compiled_helmholtz(n: int = 50) -> Problem:
-    """:func:`helmholtz`'s gradient by ``dualad_gpu.grad``: issue 5, ≤ 1.96× the NumPy
+    """:func:`helmholtz`'s gradient by ``dualad_gpu.grad``: target ≤ 1.96× the NumPy
     primal (DiffSharp's published reverse-mode figure); ``jax.jit(jax.grad)`` for
-    comparison (issue 5 quotes 1.8× for it)."""
+    comparison (1.8× the primal in the reference measurement)."""
     compiled = compiled_factory(lambda dg: dg.grad(helmholtz),
                                 lambda: _helmholtz_inputs(n)[:3],
                                 lambda: _helmholtz_inputs(n)[4], "dualad_gpu.grad",

@@ -43,14 +43,12 @@ class Problem:
         ``"primal"``, dualad's implementations (:attr:`own`) and one entry per
         peer, each a factory returning a checked thunk (see :mod:`dualad.bench`).
     reference:
-        Ratios to the primal quoted in the issue for the peers, on the machine
-        the issue was measured on: context for the table, not a test.
+        The peers' ratios to the primal measured on another machine when the
+        targets were set (the table's ``reference`` rows): context, not a test.
     beat:
         Peers dualad must be faster than, in this run: the best ratio measured
         among them becomes the target (tightening ``target`` if both are given).
         A problem with neither ``target`` nor ``beat`` is only reported.
-    issue:
-        The issue that asked for this benchmark (labels the reference row).
     own:
         The factories that are dualad's: ``("dualad",)``, or e.g. the forward
         and reverse gradients ``("dualad-fwd", "dualad-rev")``. The rest are peers.
@@ -61,11 +59,11 @@ class Problem:
         Problems of one ``group`` are printed as their own table by :func:`main`
         and selected together by ``--only GROUP``. A size sweep's problems differ
         in ``size`` (a table with one row per size, :func:`format_group_table`);
-        a group without sizes (the compiled problems of issue 5) is a table of
+        a group without sizes (the compiled problems) is a table of
         problems like the first (:func:`format_table`).
     versus, versus_target:
         A peer dualad is compared with directly, and the largest acceptable
-        ratio of dualad's time to that peer's (issue 5: ``dualad_gpu`` ≤ 1.2×
+        ratio of dualad's time to that peer's (``dualad_gpu`` ≤ 1.2×
         ``jax.jit``), or ``None``: no such target. The table prints
         time(dualad) / time(``versus``) beside the ratio to the primal.
     memory:
@@ -80,7 +78,6 @@ class Problem:
     factories: dict[str, Factory]
     reference: dict[str, float] = field(default_factory=dict)
     beat: tuple[str, ...] = ()
-    issue: int = 2
     own: tuple[str, ...] = ("dualad",)
     published: dict[str, dict[str, float]] = field(default_factory=dict)
     group: str | None = None
@@ -181,7 +178,7 @@ def ratio(problem: Problem, impl: str = "dualad", *, repeat: int = 7,
 
 # -- factories' helpers ------------------------------------------------------------
 
-#: Relative tolerance of the exact methods' results (issue 3 asks the tests for
+#: Relative tolerance of the exact methods' results (the test suite checks them to
 #: 1e-14; a benchmark only guards against timing a wrong answer), and of
 #: numdifftools' finite differences with Richardson extrapolation.
 EXACT_RTOL, APPROX_RTOL = 1e-12, 1e-6

@@ -1,6 +1,6 @@
-"""Forward-mode problems: the JVP of an elementwise sum at 10³ and 10⁶ elements
-(issue 2), the same JVP along K seeds at once (``batched=True``, issue 7), and the
-per-call cost of a small gradient by ``jacfwd`` (issue 2). The dense Jacobians
+"""Forward-mode problems: the JVP of an elementwise sum at 10³ and 10⁶ elements,
+the same JVP along K seeds at once (``batched=True``), and the per-call cost of a
+small gradient by ``jacfwd``. The dense Jacobians
 (``jacfwd`` and ``jacrev`` of a layer) are in :mod:`dualad.bench.jacobians`."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from .core import (APPROX_RTOL, Factory, PeerUnavailable, Problem, checked, impo
                    warmed_up)
 
 
-# -- problem 1: JVP of a large elementwise function (issue 2; its gradient: reverse.py) --
+# -- JVP of a large elementwise function (its gradient: reverse.py) ---------------------
 
-#: The sizes of the JVP problems (issue 7: 10³ and 10⁶ elements; the asv ``params``).
+#: The sizes of the JVP problems, 10³ and 10⁶ elements (the asv ``params``).
 JVP_SIZES = (10**3, 10**6)
 
 #: The largest n at which num-dual, whose numbers are Python scalars, is timed on
@@ -76,7 +76,7 @@ def _sum_sin_exp_num_dual(xs):
 def sum_sin_exp_problem(transform: str, n: int, *, factories: dict[str, Factory],
                         **fields: Any) -> Problem:
     """A problem on :func:`sum_sin_exp` in ``n`` float64, ``{transform}_sum_sin_exp``
-    (issue 2's size, 10⁶), or ``{transform}_sum_sin_exp_{n}``: the NumPy primal, then
+    (n = 10⁶), or ``{transform}_sum_sin_exp_{n}``: the NumPy primal, then
     ``factories`` (dualad's and the peers'); ``fields`` go to :class:`Problem`. The
     JVP and the gradient share their inputs, title and primal."""
 
@@ -92,7 +92,7 @@ def sum_sin_exp_problem(transform: str, n: int, *, factories: dict[str, Factory]
     )
 
 
-#: The JVP's target by n (issue 2: ≤ 2.5× the primal at 10⁶); other sizes are reported.
+#: The JVP's target by n (≤ 2.5× the primal at 10⁶); other sizes are reported.
 JVP_TARGETS = {10**6: 2.5}
 
 _JVP_REFERENCE = {10**6: {"hand-dual": 2.3, "jax.jit": 2.35, "torch": 2.6, "autograd": 3.2}}
@@ -104,8 +104,8 @@ def _fmt_size(n: int) -> str:
 
 
 def jvp_sum_sin_exp(n: int = 10**6) -> Problem:
-    """JVP of :func:`sum_sin_exp` on ``n`` float64 along one tangent (issue 2: n = 10⁶,
-    ≤ 2.5× the primal; issue 7: also n = 10³, reported).
+    """JVP of :func:`sum_sin_exp` on ``n`` float64 along one tangent (target at
+    n = 10⁶: ≤ 2.5× the primal; n = 10³ is reported).
 
     Peers: the JVP propagated by hand in NumPy (``hand-dual``), ``jax.jvp`` eager
     (``jax``) and under ``jax.jit``, ``autograd.make_jvp``, ``torch.func.jvp``
@@ -175,7 +175,7 @@ def jvp_sum_sin_exp(n: int = 10**6) -> Problem:
                        what="numdifftools.Derivative of f(x + h t)")
 
     return sum_sin_exp_problem(
-        "jvp", n, target=JVP_TARGETS.get(n), issue=2 if n == 10**6 else 7,
+        "jvp", n, target=JVP_TARGETS.get(n),
         factories={"dualad": dual, "hand-dual": hand_dual, "jax.jit": jax_jvp(jit=True),
                    "jax": jax_jvp(jit=False), "autograd": autograd, "torch": torch_func,
                    "num-dual": num_dual, "numdifftools": numdifftools},
@@ -183,9 +183,9 @@ def jvp_sum_sin_exp(n: int = 10**6) -> Problem:
     )
 
 
-# -- problem 1b: the same JVP along K seeds at once (issue 7) ------------------------
+# -- the same JVP along K seeds at once ---------------------------------------------
 
-#: The numbers of seeds of the batched JVP problems (issue 7; the asv ``params``).
+#: The numbers of seeds of the batched JVP problems (the asv ``params``).
 BATCH_SIZES = (1, 16, 256)
 
 #: The number of elements of the batched JVP problems: K·n tangents, 20 MB at K = 256.
@@ -203,7 +203,7 @@ def _batched_inputs(k: int, n: int) -> tuple[np.ndarray, np.ndarray, float, np.n
 def jvp_batched(k: int, n: int = BATCHED_JVP_SIZE) -> Problem:
     """The JVPs of :func:`sum_sin_exp` on ``n`` float64 along ``k`` seeds at once:
     ``dualad.jvp(f, (x,), (T,), batched=True)``, ``T`` of shape ``(k, n)``
-    (issue 7: K = 1, 16, 256; reported).
+    (K = 1, 16, 256; reported, no target).
 
     Peers: the batched JVP by hand in NumPy (``hand-dual``), ``jax.vmap`` of
     ``jax.jvp`` eager (``jax``) and under ``jax.jit``, ``torch.func.vmap`` of
@@ -271,13 +271,12 @@ def jvp_batched(k: int, n: int = BATCHED_JVP_SIZE) -> Problem:
         factories={"primal": primal, "dualad": dual, "hand-dual": hand_dual,
                    "jax.jit": jax_vmap(jit=True), "jax": jax_vmap(jit=False),
                    "torch": torch_func, "autograd": autograd},
-        issue=7,
         group="jvp_batched",
         size=k,
     )
 
 
-# -- problem 2: per-call cost of a small Jacobian ----------------------------------
+# -- per-call cost of a small Jacobian ---------------------------------------------
 
 
 def textbook(x1, x2, xp=np):
@@ -299,7 +298,7 @@ def _textbook_num_dual(x):
 
 def jacfwd_textbook() -> Problem:
     """Per-call cost of the gradient of :func:`textbook` at (2, 5), Python floats in
-    (issue 2: ≤ 20× the primal).
+    (target ≤ 20× the primal).
 
     Peers: ``num_dual.gradient``, ``jax.grad`` under ``jax.jit`` and eager (``jax``),
     ``autograd.grad``, torch's tape (``torch``) and ``torch.func.jacfwd``

@@ -1,8 +1,8 @@
-"""Dense Jacobians (issue 7): ``jacfwd`` and ``jacrev`` of a dense layer
+"""Dense Jacobians: ``jacfwd`` and ``jacrev`` of a dense layer
 ``tanh(W x) + x³`` at n = 10, 100 and 1000, and a sweep of ``jacfwd``'s
 ``chunk_size`` at n = 1000, timed and (peak) memory measured.
 
-The layer is the function of issue 5's compiled Jacobian
+The layer is the function of the compiled Jacobian
 (:func:`~dualad.bench.compiled.compiled_jacfwd_tanh`), here uncompiled: NumPy
 arrays in, every implementation checked once against the Jacobian derived by
 hand, ``diag(1 − tanh²(Wx))·W + diag(3x²)``. The problems form three groups:
@@ -21,7 +21,7 @@ import dualad
 from .core import (APPROX_RTOL, EXACT_RTOL, Factory, PeerUnavailable, Problem, checked,
                    import_jax, require, warmed_up)
 
-#: The sizes of the dense Jacobian problems (issue 7; the asv ``params``).
+#: The sizes of the dense Jacobian problems (the asv ``params``).
 JACOBIAN_SIZES = (10, 100, 1000)
 
 #: The chunk sizes of the ``jacfwd`` sweep at n = :data:`CHUNK_SWEEP_SIZE` (``None``
@@ -147,7 +147,7 @@ def _autograd_jacobian(n: int, cap: str | None = None) -> Factory:
 
 def jacfwd_tanh(n: int) -> Problem:
     """The Jacobian of :func:`tanh_layer` by ``dualad.jacfwd`` (its default chunk: all
-    n seeds in one pass at these sizes), n × n (issue 7: n = 10, 100, 1000; reported).
+    n seeds in one pass at these sizes), n × n (n = 10, 100, 1000; reported, no target).
 
     Peers: ``jax.jacfwd`` eager (``jax``) and under ``jax.jit``,
     ``torch.func.jacfwd`` (``torch``), ``autograd.jacobian`` (reverse mode, autograd
@@ -186,7 +186,6 @@ def jacfwd_tanh(n: int) -> Problem:
                    "torch": _torch_transform("jacfwd", n),
                    "autograd": _autograd_jacobian(n, cap="autograd-fwd"),
                    "numdifftools": numdifftools, "num-dual": num_dual},
-        issue=7,
         group="jacfwd_tanh",
         size=n,
     )
@@ -194,8 +193,8 @@ def jacfwd_tanh(n: int) -> Problem:
 
 def jacrev_tanh(n: int) -> Problem:
     """The Jacobian of :func:`tanh_layer` by ``dualad.jacrev`` (one forward pass, the n
-    output directions in one backward pass), n × n (issue 7: n = 10, 100, 1000;
-    reported).
+    output directions in one backward pass), n × n (n = 10, 100, 1000;
+    reported, no target).
 
     Peers: ``jax.jacrev`` eager (``jax``) and under ``jax.jit``, ``torch.func.jacrev``
     (``torch``), ``autograd.jacobian`` (one backward pass per output).
@@ -214,15 +213,14 @@ def jacrev_tanh(n: int) -> Problem:
                    "jax": _jax_transform("jacrev", n, jit=False),
                    "torch": _torch_transform("jacrev", n),
                    "autograd": _autograd_jacobian(n)},
-        issue=7,
         group="jacrev_tanh",
         size=n,
     )
 
 
 def jacfwd_chunk(chunk_size: int, n: int = CHUNK_SWEEP_SIZE) -> Problem:
-    """``dualad.jacfwd(tanh_layer, chunk_size=c)`` at ``n`` (issue 7: c = 1, 10, 100,
-    1000 at n = 1000): ``n / c`` passes of ``c`` seeds each; the time and the peak
+    """``dualad.jacfwd(tanh_layer, chunk_size=c)`` at ``n`` (c = 1, 10, 100, 1000 at
+    n = 1000): ``n / c`` passes of ``c`` seeds each; the time and the peak
     memory of a call (:attr:`Problem.memory`), reported."""
 
     def dual():
@@ -235,7 +233,6 @@ def jacfwd_chunk(chunk_size: int, n: int = CHUNK_SWEEP_SIZE) -> Problem:
         title=f"jacfwd tanh(Wx)+x^3, n={n}, chunk_size={chunk_size}",
         target=None,
         factories={"primal": _primal(n), "dualad": dual},
-        issue=7,
         group="jacfwd_chunk_size",
         size=chunk_size,
         memory=True,

@@ -11,7 +11,7 @@ from .reverse import HELMHOLTZ_SIZES, grad_sum_sin_exp, helmholtz_problem
 from .second_order import HESSIAN_SIZES, hessian_rosenbrock, hvp_rosenbrock
 
 
-#: The problems of issues 2 to 5 and 7, by name. Factories are cheap: nothing is
+#: Every benchmark problem, by name. Factories are cheap: nothing is
 #: computed or imported until a thunk is made.
 PROBLEMS: dict[str, Problem] = {p.name: p for p in (
     *map(jvp_sum_sin_exp, JVP_SIZES), grad_sum_sin_exp(), jacfwd_textbook(),
@@ -27,14 +27,13 @@ PROBLEMS: dict[str, Problem] = {p.name: p for p in (
 GROUPS: dict[str, str] = {
     "helmholtz": "Gradient of the Helmholtz free energy (Baydin et al., \"Automatic "
                  "Differentiation in Machine Learning: a Survey\", Table 4)",
-    "jvp_batched": "JVP along K seeds at once, sum(sin(x)exp(-x^2)+log1p(x^2)), n=10^4 "
-                   "(issue 7)",
-    "jacfwd_tanh": "Dense Jacobian by forward mode: jacfwd of tanh(Wx)+x^3 (issue 7)",
-    "jacrev_tanh": "Dense Jacobian by reverse mode: jacrev of tanh(Wx)+x^3 (issue 7)",
+    "jvp_batched": "JVP along K seeds at once, sum(sin(x)exp(-x^2)+log1p(x^2)), n=10^4",
+    "jacfwd_tanh": "Dense Jacobian by forward mode: jacfwd of tanh(Wx)+x^3",
+    "jacrev_tanh": "Dense Jacobian by reverse mode: jacrev of tanh(Wx)+x^3",
     "jacfwd_chunk_size": "jacfwd of tanh(Wx)+x^3, n=1000, by chunk size: time and peak "
-                         "memory (issue 7)",
+                         "memory",
     "compiled": "Compiled: dualad_gpu (dualad's transforms under jax.jit) against "
-                "jax.jit of JAX's transforms (issue 5)",
+                "jax.jit of JAX's transforms",
 }
 
 #: The groups ``python -m dualad bench`` runs only when asked (``--only GROUP`` or
@@ -53,8 +52,8 @@ GROUP_NOTES: dict[str, tuple[str, ...]] = {
         "in this process. dualad-fwd: dualad.jacfwd, all n seeds in one pass; "
         "dualad-rev: dualad.grad.",
         "DiffSharp: the figures Baydin et al. publish (compiled F#, against F#), for "
-        "context; issue 4",
-        "reference: the peers as measured when the issue was filed.",
+        "context; reference:",
+        "the peers' ratios measured on another machine when the targets were set.",
     ),
     "jvp_batched": (
         "Each cell: time of the K JVPs / time of f, the NumPy primal (column 'primal'), both "
@@ -89,8 +88,7 @@ GROUP_NOTES: dict[str, tuple[str, ...]] = {
         "of jax.jit;",
         "peer columns are ratios to the primal. Both compiled sides get device arrays and "
         "are timed",
-        "to jax.block_until_ready. dualad-numpy: dualad's uncompiled transform. "
-        "Targets: issue 5.",
+        "to jax.block_until_ready. dualad-numpy: dualad's uncompiled transform.",
         "The tanh primal is an OpenBLAS W @ x, slowed by XLA's threads on few cores: "
         "OPENBLAS_NUM_THREADS=1",
         "steadies its ratio (not its target, which is against jax.jit).",

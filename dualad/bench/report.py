@@ -137,8 +137,9 @@ def _fmt_ratio(r: float) -> str:
 
 
 def _reference_rows(problem: Problem) -> list[tuple[str, dict[str, float]]]:
-    """The problem's reference ratios, labelled: published figures, then the issue's."""
-    return [*problem.published.items(), (f"issue {problem.issue} reference", problem.reference)]
+    """The problem's reference ratios, labelled: published figures, then the ratios
+    measured on another machine when the targets were set."""
+    return [*problem.published.items(), ("reference", problem.reference)]
 
 
 def _reference_cells(refs: dict[str, float], columns: Sequence[str]) -> list[str]:
@@ -223,6 +224,10 @@ def format_table(results: Sequence[Result], *, reference: bool = True,
         "are ratios to the same primal; '-': not a peer for this benchmark. target '< R peer':",
         "faster than the best of " + ", ".join(NUMPY_LEVEL_PEERS)
         + " (NumPy level) in this run; 'report': no target."]
+    if not notes and reference and any(any(k in r.problem.reference for k in peers)
+                                       for r in results):
+        out.append("(reference): the peers' ratios measured on another machine when the "
+                   "targets were set.")
     out += _missing_lines(results)
     return "\n".join(out)
 
@@ -236,7 +241,7 @@ def format_group_table(results: Sequence[Result], *, title: str | None = None,
     (:attr:`Problem.memory`), follows as columns ``peak X``.
 
     Targets follow as rows ``target, n=N`` (with ``ok`` or ``MISS``), then the
-    published and issue reference ratios.
+    published and reference ratios (:attr:`Problem.reference`).
     """
     results = sorted(results, key=lambda r: r.problem.size or 0)
     own = list(dict.fromkeys(k for r in results for k in r.problem.own))
