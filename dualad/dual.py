@@ -11,12 +11,15 @@ Every operation on a Dual is a call of a :class:`~dualad.primitive.Primitive`;
 
 from __future__ import annotations
 
+import inspect
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .primitive import (
+    EscapedDualError,
     FUNCTION_HANDLERS,
     backend_of,
     MINUS_ONE,
@@ -69,7 +72,10 @@ class Dual(Boxed):
     array([[2.        , 1.08060461]])
     """
 
-    __slots__ = ("primal", "tangent", "_tag")
+    # _view: (the Dual this is a NumPy view of, the function making it from that
+    # Dual); _views: weak references to the views taken of this Dual. Both are
+    # set only for views (left unset on the hot path: read with getattr).
+    __slots__ = ("primal", "tangent", "_tag", "_view", "_views", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, primal: Any, tangent: Any = None, *, batched: bool = False,
@@ -108,6 +114,8 @@ class Dual(Boxed):
 
     def _process(self, prim: Primitive, args: tuple, params: dict) -> Any:
         tag = self._tag
+        if not tag.live:
+            raise EscapedDualError(tag)
         primals = []
         tangents = []
         seeded = nested = False
@@ -138,7 +146,11 @@ class Dual(Boxed):
         if t_out is None:
             return ans
         if t_out.dtype != ans.dtype:  # NumPy's promotion of the primals decides
+            if ans.dtype.kind == "c":
+                raise complex_error(prim.name)
             t_out = _ops.convert(t_out, dtype=ans.dtype)
+        elif t_out.dtype.kind == "c":
+            raise complex_error(prim.name)
         return self._wrap(ans, t_out)
 
     # -- array attributes ----------------------------------------------------
@@ -166,11 +178,11 @@ class Dual(Boxed):
 
     @property
     def T(self) -> Dual:
-        return FUNCTION_HANDLERS[np.transpose](self)
+        return self.__array_function__(np.transpose, (), (self,), {})
 
     @property
     def mT(self) -> Dual:
-        return FUNCTION_HANDLERS[np.swapaxes](self, -1, -2)
+        return self.__array_function__(np.swapaxes, (), (self, -1, -2), {})
 
     @property
     def real(self) -> Dual:
@@ -196,18 +208,28 @@ class Dual(Boxed):
         raise TypeError(
             "Converting a dualad.Dual to a NumPy array would drop its derivative "
             "(the tangent). Keep it a Dual: use NumPy functions on it directly, "
-            "np.stack(...) instead of np.array([...]), np.zeros_like(x) for an array "
-            "to fill element by element, and dualad.primal_value(x) where you really "
-            "want the value only."
+            "np.stack(...) instead of np.array([...]), np.zeros_like(x) instead of "
+            "np.zeros(n) for an array to fill element by element (a float array cannot "
+            "hold a derivative), and dualad.primal_value(x) only for a value that is "
+            "meant to be a constant."
         )
 
     def __float__(self) -> float:
         raise TypeError(
-            "float() of a dualad.Dual would drop its derivative; use "
-            "dualad.primal_value(x) if you want the value only."
+            "float() of a dualad.Dual would drop its derivative. If it came from the math "
+            "module (math.sin(x), math.exp(x), ...), use the NumPy function instead "
+            "(np.sin(x), np.exp(x)). If it came from storing into a float array "
+            "(out[i] = x), make that array with np.zeros_like(x) so it can hold "
+            "derivatives, or build the result with np.stack. Use dualad.primal_value(x) "
+            "only for a value that is meant to be a constant."
         )
 
     __complex__ = __float__
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(
+            "a dualad.Dual cannot be pickled: its perturbation belongs to one transform "
+            "call. Pickle its parts instead, dualad.primal_value(x) and x.tangent.")
 
     def item(self, *args):
         raise TypeError(
@@ -228,22 +250,22 @@ class Dual(Boxed):
 
     # -- operators -----------------------------------------------------------
 
-    def __add__(self, other): return _ops.add(self, other)
-    def __radd__(self, other): return _ops.add(other, self)
-    def __sub__(self, other): return _ops.subtract(self, other)
-    def __rsub__(self, other): return _ops.subtract(other, self)
-    def __mul__(self, other): return _ops.multiply(self, other)
-    def __rmul__(self, other): return _ops.multiply(other, self)
-    def __truediv__(self, other): return _ops.divide(self, other)
-    def __rtruediv__(self, other): return _ops.divide(other, self)
-    def __floordiv__(self, other): return _ops.floor_divide(self, other)
-    def __rfloordiv__(self, other): return _ops.floor_divide(other, self)
-    def __mod__(self, other): return _ops.remainder(self, other)
-    def __rmod__(self, other): return _ops.remainder(other, self)
-    def __divmod__(self, other): return UFUNC_HANDLERS[np.divmod](self, other)
-    def __rdivmod__(self, other): return UFUNC_HANDLERS[np.divmod](other, self)
-    def __matmul__(self, other): return UFUNC_HANDLERS[np.matmul](self, other)
-    def __rmatmul__(self, other): return UFUNC_HANDLERS[np.matmul](other, self)
+    def __add__(self, other): return _ops.add(self, as_operand(other))
+    def __radd__(self, other): return _ops.add(as_operand(other), self)
+    def __sub__(self, other): return _ops.subtract(self, as_operand(other))
+    def __rsub__(self, other): return _ops.subtract(as_operand(other), self)
+    def __mul__(self, other): return _ops.multiply(self, as_operand(other))
+    def __rmul__(self, other): return _ops.multiply(as_operand(other), self)
+    def __truediv__(self, other): return _ops.divide(self, as_operand(other))
+    def __rtruediv__(self, other): return _ops.divide(as_operand(other), self)
+    def __floordiv__(self, other): return _ops.floor_divide(self, as_operand(other))
+    def __rfloordiv__(self, other): return _ops.floor_divide(as_operand(other), self)
+    def __mod__(self, other): return _ops.remainder(self, as_operand(other))
+    def __rmod__(self, other): return _ops.remainder(as_operand(other), self)
+    def __divmod__(self, other): return UFUNC_HANDLERS[np.divmod](self, as_operand(other))
+    def __rdivmod__(self, other): return UFUNC_HANDLERS[np.divmod](as_operand(other), self)
+    def __matmul__(self, other): return UFUNC_HANDLERS[np.matmul](self, as_operand(other))
+    def __rmatmul__(self, other): return UFUNC_HANDLERS[np.matmul](as_operand(other), self)
     def __neg__(self): return _ops.negative(self)
     def __pos__(self): return self
     def __abs__(self): return _ops.absolute(self)
@@ -251,42 +273,54 @@ class Dual(Boxed):
     def __pow__(self, other):
         if isinstance(other, (int, float)) and other == 2:
             return _ops.square(self)  # the common case, one pass cheaper
-        return _ops.power(self, other)
+        return _ops.power(self, as_operand(other))
 
-    def __rpow__(self, other): return _ops.power(other, self)
+    def __rpow__(self, other): return _ops.power(as_operand(other), self)
 
     # Comparisons look at primal values only and return plain boolean arrays,
     # so a branch never depends on the tangent or the number of seeds.
-    def __lt__(self, other): return _ops.less(self, other)
-    def __le__(self, other): return _ops.less_equal(self, other)
-    def __gt__(self, other): return _ops.greater(self, other)
-    def __ge__(self, other): return _ops.greater_equal(self, other)
-    def __eq__(self, other): return _ops.equal(self, other)  # type: ignore[override]
-    def __ne__(self, other): return _ops.not_equal(self, other)  # type: ignore[override]
+    def __lt__(self, other): return _ops.less(self, as_operand(other))
+    def __le__(self, other): return _ops.less_equal(self, as_operand(other))
+    def __gt__(self, other): return _ops.greater(self, as_operand(other))
+    def __ge__(self, other): return _ops.greater_equal(self, as_operand(other))
+    def __eq__(self, other): return _ops.equal(self, as_operand(other))  # type: ignore[override]
+    def __ne__(self, other): return _ops.not_equal(self, as_operand(other))  # type: ignore[override]
 
-    # -- indexing ------------------------------------------------------------
+    # -- indexing and writing -------------------------------------------------
 
     def __getitem__(self, index):
-        return _ops.getitem(self, index=_static_index(index))
+        index = _static_index(index)
+        return _as_view(self, _ops.getitem(self, index=index), _getitem_of(index))
 
     def __setitem__(self, index, value) -> None:
-        """Write ``value`` into the primal and tangent in place (``out[i] = y``)."""
-        index_tuple = _static_index(index)
+        """Write ``value`` at ``index`` (``out[i] = y``), with NumPy's aliasing.
+
+        The primal is copied before the write, so nothing computed earlier
+        changes: not the caller's array, not a value a reverse-mode tape holds.
+        Views of this Dual (slices, reshapes, transposes) see the write, and a
+        write into a view reaches the Dual it was taken from, as in NumPy.
+        """
+        _check_writable(self, value)
+        self._store(_static_index(index), value)
+        self._written()
+
+    def _store(self, index_tuple: tuple, value: Any) -> None:
+        """Replace the primal and tangent by copies with ``value`` at the index."""
         index = index_tuple[0] if len(index_tuple) == 1 else index_tuple
-        if isinstance(value, Dual) and value._tag.level > self._tag.level:
-            raise TypeError(
-                "cannot write a Dual of an inner transform into a Dual of an outer "
-                "one in place; build the result with np.where/np.concatenate instead"
-            )
         if isinstance(value, Dual) and value._tag is self._tag:
             v_primal, v_tangent = value.primal, value.tangent
         else:
             v_primal, v_tangent = value, None
-        self.primal = _writable(_lift(self.primal, v_primal))
-        if isinstance(self.primal, (np.ndarray, Dual)):
-            self.primal[index] = v_primal
+        primal = _lift(self.primal, v_primal)
+        if isinstance(primal, Dual):  # an outer perturbation: a fresh box, written
+            primal = primal._wrap(primal.primal, primal.tangent)
+            primal._store(index_tuple, v_primal)
+        elif isinstance(primal, (np.ndarray, np.generic)):
+            primal = np.array(primal)  # a copy (of a NumPy scalar too)
+            primal[index] = v_primal
         else:  # an immutable array (JAX): a functional update
-            self.primal = self.primal.at[index].set(v_primal)
+            primal = primal.at[index].set(v_primal)
+        self.primal = primal
         if v_tangent is None and self.tangent is None:
             return
         # The tangent is replaced, not written into: a select of the scattered new
@@ -303,9 +337,53 @@ class Dual(Boxed):
                                          self.shape)
         self.tangent = _ops.where(hits > 0, new, 0 if self.tangent is None else self.tangent)
 
+    def _written(self, source: Dual | None = None) -> None:
+        """After a write: the views of this Dual reload, the Dual it views is written."""
+        for view in _live_views(self):
+            if view is not source:
+                view._reload()
+        viewed = getattr(self, "_view", None)
+        if viewed is not None:
+            base, make = viewed
+            positions = make(np.arange(base.size).reshape(base.shape))
+            base._store(np.unravel_index(positions, base.shape), self)
+            base._written(source=self)
+
+    def _reload(self) -> None:
+        """Take the values of the Dual this is a view of again (it was written)."""
+        base, make = self._view
+        fresh = make(base)
+        if isinstance(fresh, Dual) and fresh._tag is self._tag:
+            self.primal, self.tangent = fresh.primal, fresh.tangent
+        else:
+            self.primal, self.tangent = fresh, None
+        for view in _live_views(self):
+            view._reload()
+
+    # In-place operators write the result into the Dual, so every name bound to
+    # it (and every view of it) sees the change, as with NumPy arrays.
+    def _in_place(self, result: Any) -> Dual:
+        _check_writable(self, result)
+        self._store((Ellipsis,), _astype(result, self.dtype))
+        self._written()
+        return self
+
+    def __iadd__(self, other): return self._in_place(self + other)
+    def __isub__(self, other): return self._in_place(self - other)
+    def __imul__(self, other): return self._in_place(self * other)
+    def __itruediv__(self, other): return self._in_place(self / other)
+    def __ipow__(self, other): return self._in_place(self ** other)
+    def __imatmul__(self, other): return self._in_place(self @ other)
+    def __ifloordiv__(self, other): return self._in_place(self // other)
+    def __imod__(self, other): return self._in_place(self % other)
+
     # -- NumPy protocols -----------------------------------------------------
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs, **kwargs):
+        for x in inputs:
+            if type(x) is list or type(x) is tuple:
+                inputs = tuple(as_operand(x) for x in inputs)
+                break
         if method == "__call__" and not kwargs:  # the common case, first
             handler = UFUNC_HANDLERS.get(ufunc)
             if handler is not None:
@@ -341,26 +419,38 @@ class Dual(Boxed):
             raise missing_rule_error(func)
         if not all(issubclass(t, (Boxed, np.ndarray)) for t in types):
             return NotImplemented
-        return handler(*args, **kwargs)
+        for a in args:
+            if type(a) is list or type(a) is tuple:
+                args, kwargs = _array_arguments(func, args, kwargs)
+                break
+        else:
+            if kwargs:
+                args, kwargs = _array_arguments(func, args, kwargs)
+        result = handler(*args, **kwargs)
+        if func in VIEW_FUNCTIONS and isinstance(args[0], Dual):
+            rest = args[1:]
+            return _as_view(args[0], result, lambda base: handler(base, *rest, **kwargs))
+        return result
 
     # -- ndarray methods -----------------------------------------------------
 
     def reshape(self, *shape, order: str = "C") -> Dual:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return FUNCTION_HANDLERS[np.reshape](self, shape, order=order)
+        return self.__array_function__(np.reshape, (), (self, shape), {"order": order})
 
     def transpose(self, *axes) -> Dual:
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
             axes = axes[0]
-        return FUNCTION_HANDLERS[np.transpose](self, axes or None)
+        return self.__array_function__(np.transpose, (), (self, axes or None), {})
 
     def flatten(self, order: str = "C") -> Dual:
         return FUNCTION_HANDLERS[np.ravel](self, order=order).copy()
 
     def copy(self, order: str = "C") -> Dual:
-        tangent = None if self.tangent is None else self.tangent.copy()
-        return self._wrap(self.primal.copy(), tangent)
+        # Tangents are never written in place (writes replace them), so they may
+        # be shared; a recorded one (reverse mode) could not be copied anyway.
+        return self._wrap(self.primal.copy(), self.tangent)
 
     __copy__ = copy
 
@@ -539,18 +629,120 @@ def _writable(x: Any) -> Any:
 
 def _lift(container: Any, value: Any) -> Any:
     """``container``, wrapped in zero-tangent Duals so that ``value``'s
-    perturbations (of tags below the writer's) can be stored in it."""
+    perturbations (of tags below the writer's) can be stored in it. The
+    container itself is left as it is."""
     if not isinstance(value, Dual):
         return container
     if isinstance(container, Dual):
         if container._tag is value._tag:
             return container
         if container._tag.level > value._tag.level:
-            container.primal = _lift(container.primal, value)
-            if container.tangent is not None:
-                container.tangent = _lift(container.tangent, value)
-            return container
+            tangent = container.tangent
+            return container._wrap(_lift(container.primal, value),
+                                   None if tangent is None else _lift(tangent, value))
     return value._wrap(_lift(container, value.primal), None)
+
+
+def _check_writable(target: Dual, value: Any) -> None:
+    if isinstance(value, Dual) and value._tag.level > target._tag.level:
+        raise TypeError(
+            "cannot write a Dual of an inner transform into a Dual of an outer one in "
+            "place; build the result with np.where/np.concatenate instead")
+
+
+def _getitem_of(index: tuple) -> Callable:
+    return lambda base: _ops.getitem(base, index=index)
+
+
+def _as_view(base: Dual, result: Any, make: Callable[[Any], Any]) -> Any:
+    """``result`` (which is ``make(base)``), marked as a view of ``base`` where
+    NumPy's result is a view of its input, so that writes go through."""
+    value = primal_value(result)
+    if (type(value) is not np.ndarray or value.base is None
+            or not np.may_share_memory(value, primal_value(base))):
+        return result
+    if not (isinstance(result, Dual) and result._tag is base._tag):
+        result = base._wrap(result, None)  # a view without a tangent stays a Dual
+    result._view = (base, make)
+    views = getattr(base, "_views", None)
+    if views is None:
+        views = base._views = []
+    elif len(views) >= 16 and len(views) & (len(views) - 1) == 0:  # drop dead ones now and then
+        views[:] = [ref for ref in views if ref() is not None]
+    views.append(weakref.ref(result))
+    return result
+
+
+def _live_views(x: Dual) -> list:
+    refs = getattr(x, "_views", None)
+    return [v for v in (ref() for ref in refs) if v is not None] if refs else []
+
+
+#: NumPy functions whose result is a view of their first argument.
+VIEW_FUNCTIONS = frozenset({np.reshape, np.ravel, np.transpose, np.permute_dims,
+                            np.swapaxes, np.moveaxis, np.squeeze, np.expand_dims})
+
+
+def as_operand(x: Any) -> Any:
+    """A Python list or tuple of numbers as an array, as NumPy reads an operand."""
+    if type(x) is list or type(x) is tuple:
+        return x if _holds_box(x) else np.asarray(x)
+    return x
+
+
+def _holds_box(items: Any) -> bool:
+    return any(isinstance(v, Boxed) or (type(v) in (list, tuple) and _holds_box(v))
+               for v in items)
+
+
+# The parameters of NumPy functions that take an array, and those that take a
+# sequence of arrays: lists and tuples given for them become arrays before the
+# rule runs, as NumPy converts them (shapes, axes and the like stay as given).
+_ARRAY_PARAMETERS = frozenset({
+    "a", "b", "x", "y", "x1", "x2", "v", "m", "A", "B", "arr", "ary", "array", "a1", "a2",
+    "condition", "a_min", "a_max", "min", "max", "mean", "prototype", "xp", "fp",
+    "weights", "c", "p", "q", "values", "u"})
+_ARRAY_SEQUENCE_PARAMETERS = frozenset({"arrays", "tup", "arys", "operands", "condlist",
+                                        "choicelist", "xi"})
+_PARAMETER_NAMES: dict[Callable, tuple[tuple[str, ...], str | None]] = {}
+
+
+def _array_arguments(func: Callable, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """``args`` and ``kwargs`` of a call of ``func`` with the lists and tuples given
+    for array parameters turned into arrays."""
+    names = _PARAMETER_NAMES.get(func)
+    if names is None:  # one entry per NumPy function with a rule: bounded
+        try:
+            parameters = inspect.signature(func).parameters.values()
+        except (TypeError, ValueError):
+            parameters = ()
+        positional = tuple(p.name for p in parameters
+                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        var = next((p.name for p in parameters if p.kind == p.VAR_POSITIONAL), None)
+        names = _PARAMETER_NAMES[func] = (positional, var)
+    positional, var = names
+    args = tuple(_array_argument(positional[i] if i < len(positional) else var, a)
+                 for i, a in enumerate(args))
+    kwargs = {k: _array_argument(k, v) for k, v in kwargs.items()}
+    return args, kwargs
+
+
+def _array_argument(name: str | None, value: Any) -> Any:
+    if type(value) is not list and type(value) is not tuple:
+        return value
+    if name in _ARRAY_PARAMETERS:
+        return as_operand(value)
+    if name in _ARRAY_SEQUENCE_PARAMETERS:
+        return type(value)(as_operand(v) for v in value)
+    return value
+
+
+def complex_error(name: str) -> TypeError:
+    return TypeError(
+        f"{name} produced a complex value from a Dual. dualad differentiates real "
+        "functions for now: a complex intermediate (1j * x, a complex constant) would "
+        "give a wrong derivative, so it is refused. Write the computation with real "
+        "and imaginary parts as separate real arrays.")
 
 
 def _static_index(index: Any) -> tuple:

@@ -16,7 +16,7 @@ import optree
 
 from . import ops
 from .dual import Dual, as_float_array, check_tangent_shape, primal_value, without_tag
-from .primitive import Primitive, Tag, backend_of
+from .primitive import Boxed, EscapedDualError, Primitive, Tag, backend_of
 
 __all__ = ["jvp", "jacfwd", "jacobian", "derivative", "DEFAULT_CHUNK_BYTES"]
 
@@ -87,9 +87,12 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool =
             check_tangent_shape(p.shape, t.shape)
             t = ops.reshape(t, shape=(1,) + p.shape)
         duals.append(Dual._new(p, t, tag))
-    out = fun(*p_tree.unflatten(duals))
-    out, aux = split_aux(out, has_aux, tag)
-    primal_out, tangent_out = _read_output(out, tag, seeds if batched else 1)
+    try:
+        out = fun(*p_tree.unflatten(duals))
+        out, aux = split_aux(out, has_aux, tag)
+        primal_out, tangent_out = _read_output(out, tag, seeds if batched else 1)
+    finally:
+        tag.live = False
     if not batched:
         tangent_out = optree.tree_map(lambda t: t[0], tangent_out)
     return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
@@ -136,21 +139,23 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     >>> dualad.jacfwd(g, argnums=(0, 1))(3.0, 4.0)
     (array(4.), array(3.))
     """
-    if chunk_size is not None and (not isinstance(chunk_size, (int, np.integer))
-                                   or chunk_size < 1):
-        raise ValueError(f"chunk_size must be a positive integer or None, got {chunk_size!r}")
     check_chunk_size(chunk_size)
+    check_argnums(argnums)
 
     def jacfun(*args):
         inputs = Inputs(args, argnums)
-        tag = Tag()
         joined = JoinedChunks(inputs)
         for start, stop in inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize)):
-            out = inputs.call(fun, [seed_columns(x, lo, hi, start, stop, tag, seed_placement)
-                                    for x, lo, hi in inputs.spans()])
-            out, aux = split_aux(out, has_aux, tag)
-            out_leaves, out_tree = optree.tree_flatten(out)
-            joined.add(start, [read_leaf(o, tag, stop - start)[1] for o in out_leaves])
+            tag = Tag()  # a tag per pass: nothing of one pass can leak into the next
+            try:
+                out = inputs.call(fun, [seed_columns(x, lo, hi, start, stop, tag,
+                                                     seed_placement)
+                                        for x, lo, hi in inputs.spans()])
+                out, aux = split_aux(out, has_aux, tag)
+                out_leaves, out_tree = optree.tree_flatten(out)
+                joined.add(start, [read_leaf(o, tag, stop - start)[1] for o in out_leaves])
+            finally:
+                tag.live = False
         per_output = joined.result()
         jac = out_tree.unflatten([inputs.unflatten(inputs.split(t)) for t in per_output])
         return (jac, aux) if has_aux else jac
@@ -175,6 +180,8 @@ def derivative(fun: Callable, argnums: int = 0) -> Callable:
     array([1., 6.])
     """
 
+    check_argnums(argnums, single=True)
+
     def deriv(*args):
         x = Inputs(args, argnums).leaves[0]
         if x.shape != ():
@@ -198,6 +205,49 @@ def check_chunk_size(chunk_size: int | None) -> None:
         raise ValueError(f"chunk_size must be a positive integer or None, got {chunk_size!r}")
 
 
+def check_argnums(argnums: Any, single: bool = False) -> None:
+    """Refuse an ``argnums`` that is not an int or a tuple of distinct ints."""
+    allowed = "an int" if single else "an int or a tuple of distinct ints"
+    if isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool):
+        return
+    if (not single and isinstance(argnums, (tuple, list)) and argnums
+            and all(isinstance(i, (int, np.integer)) and not isinstance(i, bool)
+                    for i in argnums)):
+        if len({int(i) for i in argnums}) == len(argnums):
+            return
+        raise ValueError(f"argnums {tuple(argnums)!r} names an argument twice; give each "
+                         "position once")
+    raise TypeError(f"argnums must be {allowed} (positions of the arguments to "
+                    f"differentiate), got {argnums!r}")
+
+
+def check_output(o: Any, transform: str, reverse: bool = False) -> None:
+    """Refuse an output leaf that is not a real floating-point value (or a Dual of a
+    live transform). Forward mode, like JAX, gives integer and boolean outputs a
+    zero derivative; reverse mode needs floating-point outputs."""
+    if isinstance(o, Boxed):
+        if not o._tag.live:
+            raise EscapedDualError(o._tag)
+        return
+    dtype = getattr(o, "dtype", None)
+    if dtype is None and isinstance(o, (bool, int, float, complex)):
+        dtype = np.asarray(o).dtype
+    if dtype is None:
+        raise TypeError(f"{transform} differentiates functions returning arrays of real "
+                        f"floating-point numbers (or pytrees of them), but the function "
+                        f"returned a {type(o).__name__}: {o!r:.80}")
+    kind = np.dtype(dtype).kind
+    if kind == "f" or (kind in "biu" and not reverse):
+        return
+    if kind == "c":
+        raise TypeError(f"{transform}: the function returned a complex value ({dtype}); "
+                        "dualad differentiates real functions for now. Return the real "
+                        "and imaginary parts (np.real(y), np.imag(y)) as real outputs.")
+    raise TypeError(f"{transform} requires real floating-point outputs, but the function "
+                    f"returned an array of dtype {dtype}. A {np.dtype(dtype).name} output "
+                    "has no derivative; return a float (y.astype(float)) if it should.")
+
+
 def auto_chunk(n: int, itemsize: int, seed_axes: int = 1) -> int:
     """Seeds per pass so that the seed block (K^seed_axes · n items) fits the budget."""
     budget = DEFAULT_CHUNK_BYTES // max(1, n * itemsize)
@@ -212,6 +262,7 @@ class Inputs:
     """
 
     def __init__(self, args: tuple, argnums: int | Sequence[int]) -> None:
+        check_argnums(argnums)
         self.single = isinstance(argnums, (int, np.integer))
         self.argnums = (int(argnums),) if self.single else tuple(argnums)
         for i in self.argnums:
@@ -296,9 +347,10 @@ class JoinedChunks:
 
 def seed_columns(x, lo: int, hi: int, start: int, stop: int, tag: Tag,
                  place: Callable | None = None):
-    """``x`` (flat positions lo:hi) seeded with the unit vectors start:stop."""
-    seeds = seed_block(x, lo, hi, start, stop, place)
-    return x if seeds is None else Dual._new(x, seeds, tag)
+    """``x`` (flat positions lo:hi) seeded with the unit vectors start:stop: a Dual
+    even with no seed in this chunk, so that a write into it copies (a function
+    that writes into its argument never changes the caller's array)."""
+    return Dual._new(x, seed_block(x, lo, hi, start, stop, place), tag)
 
 
 def seed_block(x, lo: int, hi: int, start: int, stop: int,
@@ -339,11 +391,18 @@ def split_aux(out: Any, has_aux: bool, tag: Tag) -> tuple[Any, Any]:
         raise TypeError(f"has_aux=True needs a function returning a pair (output, aux), "
                         f"got {type(out).__name__}")
     out, aux = out
-    return out, optree.tree_map(lambda o: without_tag(o, tag), aux)
+    return out, optree.tree_map(lambda o: without_tag(_live(o), tag), aux)
 
 
-def read_leaf(o: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
+def _live(o: Any) -> Any:
+    if isinstance(o, Boxed) and not o._tag.live:
+        raise EscapedDualError(o._tag)
+    return o
+
+
+def read_leaf(o: Any, tag: Tag, seeds: int, transform: str = "jacfwd") -> tuple[Any, Any]:
     """The primal and the tangent of ``tag`` of one output leaf (zeros if absent)."""
+    check_output(o, transform)
     if isinstance(o, Dual) and o._tag is tag:
         primal, t = o.primal, o.tangent
     else:
@@ -358,7 +417,7 @@ def read_leaf(o: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
 def _read_output(out: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
     """Split a pytree of outputs into primals and tangents of ``tag``."""
     leaves, tree = optree.tree_flatten(out)
-    pairs = [read_leaf(o, tag, seeds) for o in leaves]
+    pairs = [read_leaf(o, tag, seeds, "jvp") for o in leaves]
     return tree.unflatten([p for p, _ in pairs]), tree.unflatten([t for _, t in pairs])
 
 

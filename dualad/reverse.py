@@ -20,14 +20,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import weakref
+
 import numpy as np
 import optree
 
 from . import ops
 from .dual import Dual, as_float_array, primal_value
-from .forward import (Inputs, JoinedChunks, auto_chunk, check_chunk_size, seed_block,
-                      split_aux, zeros_like_output)
-from .primitive import Boxed, Primitive, Tag
+from .forward import (Inputs, JoinedChunks, auto_chunk, check_argnums, check_chunk_size,
+                      check_output, seed_block, split_aux, zeros_like_output)
+from .primitive import Boxed, EscapedDualError, Primitive, Tag
 
 __all__ = ["vjp", "grad", "value_and_grad", "jacrev", "LinearVar", "Tape"]
 
@@ -40,7 +42,7 @@ class Tape:
     (the ``where(x > 0, sqrt(x), 0)`` trap).
     """
 
-    __slots__ = ("nodes", "count", "nan_safe")
+    __slots__ = ("nodes", "count", "nan_safe", "__weakref__")
 
     def __init__(self, nan_safe: bool = False) -> None:
         self.nodes: list[tuple] = []
@@ -60,15 +62,24 @@ class LinearVar(Boxed):
     the seed axis (of length 1). Only primitives linear in it may touch it.
     """
 
-    __slots__ = ("shape", "dtype", "_tag", "tape", "index")
+    # The tape holds its vars and they refer to it weakly: no reference cycle, so a
+    # tape is freed as soon as its transform is done with it.
+    __slots__ = ("shape", "dtype", "_tag", "_tape", "index")
     records_linear = True
 
     def __init__(self, shape: tuple, dtype: np.dtype, tag: Tag, tape: Tape, index: int) -> None:
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self._tag = tag
-        self.tape = tape
+        self._tape = weakref.ref(tape)
         self.index = index
+
+    @property
+    def tape(self) -> Tape:
+        tape = self._tape()
+        if tape is None:
+            raise EscapedDualError(self._tag)
+        return tape
 
     @property
     def ndim(self) -> int:
@@ -181,23 +192,38 @@ def backward(tape: Tape, seeds: dict[int, Any]) -> dict[int, Any]:
         for arg, arg_ct in zip(args, rule(ct, args, linear, **params)):
             if arg_ct is None or not isinstance(arg, LinearVar):
                 continue
+            if arg_ct.dtype != arg.dtype:  # a float64 partial must not promote float32
+                arg_ct = ops.convert(arg_ct, dtype=arg.dtype)
             previous = cts.get(arg.index)
             cts[arg.index] = arg_ct if previous is None else previous + arg_ct
     return cts
 
 
-def _linearize(fun: Callable, inputs: Inputs, nan_safe: bool):
-    """Run ``fun`` on Duals with LinearVar tangents: outputs, their tangent vars, the tape."""
+def _linearize(fun: Callable, inputs: Inputs, nan_safe: bool, has_aux: bool,
+               transform: str):
+    """Run ``fun`` on Duals with LinearVar tangents once.
+
+    Returns the output leaves' primals, their tangent vars, the output tree, aux,
+    the tape and the input vars. The call's tag is finished on return: its
+    Duals must not be used again.
+    """
     tag = Tag()
     tape = Tape(nan_safe)
     in_vars = [tape.new_var((1,) + x.shape, x.dtype, tag) for x in inputs.leaves]
-    out = inputs.call(fun, [Dual._new(x, v, tag) for x, v in zip(inputs.leaves, in_vars)])
-    return out, tag, tape, in_vars
+    try:
+        out = inputs.call(fun, [Dual._new(x, v, tag) for x, v in zip(inputs.leaves, in_vars)])
+        out, aux = split_aux(out, has_aux, tag)
+        out_leaves, out_tree = optree.tree_flatten(out)
+        primals, out_vars = _read_linear(out_leaves, tag, transform)
+    finally:
+        tag.live = False
+    return primals, out_vars, out_tree, aux, tape, in_vars
 
 
-def _read_linear(out_leaves: list, tag: Tag) -> tuple[list, list]:
+def _read_linear(out_leaves: list, tag: Tag, transform: str) -> tuple[list, list]:
     primals, out_vars = [], []
     for o in out_leaves:
+        check_output(o, transform, reverse=True)
         if isinstance(o, Dual) and o._tag is tag:
             primals.append(o.primal)
             out_vars.append(o.tangent if isinstance(o.tangent, LinearVar) else None)
@@ -264,10 +290,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
     (array([ 2., -2.]),)
     """
     inputs = Inputs(primals, tuple(range(len(primals))))
-    out, tag, tape, in_vars = _linearize(fun, inputs, nan_safe)
-    out, aux = split_aux(out, has_aux, tag)
-    out_leaves, out_tree = optree.tree_flatten(out)
-    primal_leaves, out_vars = _read_linear(out_leaves, tag)
+    primal_leaves, out_vars, out_tree, aux, tape, in_vars = _linearize(
+        fun, inputs, nan_safe, has_aux, "vjp")
 
     def vjp_fn(ct: Any) -> tuple:
         ct_leaves, ct_tree = optree.tree_flatten(ct)
@@ -305,11 +329,17 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     (11.652071455223084, 5.5, 1.7163378145367738)
     """
 
+    check_argnums(argnums)
+
     def value_and_grad_fun(*args):
         inputs = Inputs(args, argnums)
-        out, tag, tape, in_vars = _linearize(fun, inputs, nan_safe)
-        out, aux = split_aux(out, has_aux, tag)
-        (value,), (var,) = _read_linear([out], tag)
+        leaves, out_vars, out_tree, aux, tape, in_vars = _linearize(
+            fun, inputs, nan_safe, has_aux, "grad")
+        if out_tree.num_leaves != 1 or not optree.treespec_is_leaf(out_tree):
+            raise TypeError(f"grad requires a function returning a real scalar, got "
+                            f"{out_tree.unflatten(leaves)!r:.80}; use jacrev or vjp for "
+                            "other outputs")
+        (value,), (var,) = leaves, out_vars
         if np.shape(primal_value(value)) != ():
             raise ValueError(f"grad requires a function with a scalar output, got shape "
                              f"{np.shape(primal_value(value))}; use jacrev or vjp")
@@ -393,12 +423,12 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     """
     check_chunk_size(chunk_size)
 
+    check_argnums(argnums)
+
     def jacfun(*args):
         inputs = Inputs(args, argnums)
-        out, tag, tape, in_vars = _linearize(fun, inputs, nan_safe)
-        out, aux = split_aux(out, has_aux, tag)
-        out_leaves, out_tree = optree.tree_flatten(out)
-        primal_leaves, out_vars = _read_linear(out_leaves, tag)
+        primal_leaves, out_vars, out_tree, aux, tape, in_vars = _linearize(
+            fun, inputs, nan_safe, has_aux, "jacrev")
         outputs = Inputs((out_tree.unflatten(primal_leaves),), 0)  # flat output positions
         rows = JoinedChunks(outputs)
         for start, stop in outputs.chunks(chunk_size or auto_chunk(outputs.n, outputs.itemsize)):

@@ -22,8 +22,8 @@ import optree
 
 from . import ops
 from .dual import Dual, as_float_array
-from .forward import (Inputs, auto_chunk, check_chunk_size, jacfwd, jvp, seed_block,
-                      zeros_like_output)
+from .forward import (Inputs, auto_chunk, check_argnums, check_chunk_size, check_output,
+                      jacfwd, jvp, seed_block, zeros_like_output)
 from .hyperdual import HyperDual
 from .primitive import Tag
 
@@ -80,6 +80,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
            [2., 0.]])
     """
     check_chunk_size(chunk_size)
+    check_argnums(argnums)
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
 
@@ -169,11 +170,15 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
         seeded = [HyperDual._assemble(x, u, seed_block(x, lo, hi, start, stop), None,
                                       tag1, tag2, (1, stop - start))
                   for (x, lo, hi), u in zip(inputs.spans(), directions)]
-        out = inputs.call(fun, seeded)
-        if np.ndim(_real(out)) != 0:
-            raise ValueError(f"hvp needs a function with a scalar output, got shape "
-                             f"{np.shape(_real(out))}")
-        pieces.append(_second_part(out, tag1, tag2, (1, stop - start))[0])
+        try:
+            out = inputs.call(fun, seeded)
+            check_output(out, "hvp", reverse=True)
+            if np.ndim(_real(out)) != 0:
+                raise ValueError(f"hvp needs a function with a scalar output, got shape "
+                                 f"{np.shape(_real(out))}")
+            pieces.append(_second_part(out, tag1, tag2, (1, stop - start))[0])
+        finally:
+            tag1.live = tag2.live = False
     flat = pieces[0] if len(pieces) == 1 else ops.concatenate(*pieces, axis=0)
     return inputs.unflatten(inputs.split(flat))
 
@@ -188,6 +193,8 @@ def second_derivative(fun: Callable, argnums: int = 0) -> Callable:
     np.float64(12.0)
     """
 
+    check_argnums(argnums, single=True)
+
     def deriv2(*args):
         x = as_float_array(args[argnums])
         if np.shape(x) != ():
@@ -196,8 +203,11 @@ def second_derivative(fun: Callable, argnums: int = 0) -> Callable:
         one = np.ones((1,), x.dtype)
         tag1, tag2 = Tag(), Tag()
         seeded = HyperDual._assemble(x, one, one, None, tag1, tag2, (1, 1))
-        out = fun(*args[:argnums], seeded, *args[argnums + 1:])
-        return optree.tree_map(lambda o: _second_part(o, tag1, tag2, (1, 1))[0, 0], out)
+        try:
+            out = fun(*args[:argnums], seeded, *args[argnums + 1:])
+            return optree.tree_map(lambda o: _second_part(o, tag1, tag2, (1, 1))[0, 0], out)
+        finally:
+            tag1.live = tag2.live = False
 
     return deriv2
 
@@ -221,8 +231,11 @@ def _hessian_fwd_rev(fun: Callable, inputs: Inputs, chunk_size: int | None,
     # The output's structure, from one evaluation on Duals (so that NumPy calls
     # dispatch on any backend): a single zero seed is the cheapest.
     tag = Tag()
-    out_tree = optree.tree_structure(of_leaves(*(
-        Dual._new(x, np.zeros((1,) + x.shape, x.dtype), tag) for x in inputs.leaves)))
+    try:
+        out_tree = optree.tree_structure(of_leaves(*(
+            Dual._new(x, np.zeros((1,) + x.shape, x.dtype), tag) for x in inputs.leaves)))
+    finally:
+        tag.live = False
     result = []
     for blocks in out_tree.flatten_up_to(nested):  # blocks[i][j]: S_out + S_i + S_j
         out_ndim = blocks[0][0].ndim - 2 * inputs.leaves[0].ndim
@@ -251,9 +264,12 @@ def _hyperdual_pass(fun, inputs: Inputs, rows1, rows2, place=None):
                                   seed_block(x, lo, hi, s2, e2), None,
                                   tag1, tag2, (e1 - s1, e2 - s2))
               for x, lo, hi in inputs.spans()]
-    out_leaves, out_tree = optree.tree_flatten(inputs.call(fun, seeded))
     seeds = (e1 - s1, e2 - s2)
-    return [_second_part(o, tag1, tag2, seeds) for o in out_leaves], out_tree
+    try:
+        out_leaves, out_tree = optree.tree_flatten(inputs.call(fun, seeded))
+        return [_second_part(o, tag1, tag2, seeds) for o in out_leaves], out_tree
+    finally:
+        tag1.live = tag2.live = False
 
 
 def _real(out: Any) -> Any:
@@ -264,6 +280,7 @@ def _real(out: Any) -> Any:
 
 def _second_part(o: Any, tag1: Tag, tag2: Tag, seeds: tuple[int, int]) -> Any:
     """The ε1ε2 part of an output, shape ``(K1, K2, *S)`` (zeros where absent)."""
+    check_output(o, "hessian")
     t = o.tangent if isinstance(o, Dual) and o._tag is tag2 else None
     part = t.tangent if isinstance(t, Dual) and t._tag is tag1 else None
     if part is None:
