@@ -62,3 +62,31 @@ def test_the_figures_are_generated_in_the_build(html):
 def test_executed_outputs_are_on_the_pages(html):
     quickstart = (html / "quickstart.html").read_text()
     assert "5.5" in quickstart and "1.71633781" in quickstart  # ∂f/∂x1, ∂f/∂x2 at (2, 5)
+
+
+def test_prose_figures_of_the_scipy_page_are_the_executed_ones(html):
+    # The BFGS paragraph quotes the finite-difference run's function calls; they must be
+    # the nfev of the table above it (the prose once said 1684 beside a table of 1221).
+    text = re.sub(r"<[^>]+>", "", (html / "scipy.html").read_text(encoding="utf-8"))
+    row = re.search(r"BFGS, finite differences\s+(\d+)\s+(\d+)", text)
+    prose = re.search(r"with finite differences it needs\s+(\d+)\s+function calls", text, re.I)
+    assert row and prose, "the BFGS table row or its sentence is gone"
+    assert prose.group(1) == row.group(2)
+
+
+USER_FACING = ["README.md", "docs", "dualad", "dualad_gpu", "asv_benches"]
+
+
+def test_no_internal_ticket_numbers_in_user_facing_text():
+    # Write for users: name the problem and the goal, not the ticket that asked for it.
+    root = DOCS.parent
+    pattern = re.compile(r"\b(issues? #?\d+|task \d+)", re.I)
+    found = []
+    for top in USER_FACING:
+        paths = [root / top] if (root / top).is_file() else (root / top).rglob("*")
+        for path in paths:
+            if path.suffix in {".py", ".md", ".rst", ".json"} and "_build" not in path.parts:
+                for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                    if pattern.search(line):
+                        found.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)
