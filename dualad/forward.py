@@ -221,10 +221,11 @@ def check_argnums(argnums: Any, single: bool = False) -> None:
                     f"differentiate), got {argnums!r}")
 
 
-def check_output(o: Any, transform: str, reverse: bool = False) -> None:
+def check_output(o: Any, transform: str, scalar: bool = False) -> None:
     """Refuse an output leaf that is not a real floating-point value (or a Dual of a
-    live transform). Forward mode, like JAX, gives integer and boolean outputs a
-    zero derivative; reverse mode needs floating-point outputs."""
+    live transform). Integer and boolean outputs have a zero derivative, as in JAX,
+    except for ``grad``-like transforms of a scalar (``scalar=True``), which need a
+    floating-point value."""
     if isinstance(o, Boxed):
         if not o._tag.live:
             raise EscapedDualError(o._tag)
@@ -237,15 +238,15 @@ def check_output(o: Any, transform: str, reverse: bool = False) -> None:
                         f"floating-point numbers (or pytrees of them), but the function "
                         f"returned a {type(o).__name__}: {o!r:.80}")
     kind = np.dtype(dtype).kind
-    if kind == "f" or (kind in "biu" and not reverse):
+    if kind == "f" or (kind in "biu" and not scalar):
         return
     if kind == "c":
         raise TypeError(f"{transform}: the function returned a complex value ({dtype}); "
                         "dualad differentiates real functions for now. Return the real "
                         "and imaginary parts (np.real(y), np.imag(y)) as real outputs.")
-    raise TypeError(f"{transform} requires real floating-point outputs, but the function "
-                    f"returned an array of dtype {dtype}. A {np.dtype(dtype).name} output "
-                    "has no derivative; return a float (y.astype(float)) if it should.")
+    raise TypeError(f"{transform} requires a real floating-point output, but the function "
+                    f"returned one of dtype {dtype}, which has no derivative; return a "
+                    "float (y.astype(float)) if it should have one.")
 
 
 def auto_chunk(n: int, itemsize: int, seed_axes: int = 1) -> int:

@@ -172,7 +172,7 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
                   for (x, lo, hi), u in zip(inputs.spans(), directions)]
         try:
             out = inputs.call(fun, seeded)
-            check_output(out, "hvp", reverse=True)
+            check_output(out, "hvp", scalar=True)
             if np.ndim(_real(out)) != 0:
                 raise ValueError(f"hvp needs a function with a scalar output, got shape "
                                  f"{np.shape(_real(out))}")
