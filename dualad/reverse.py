@@ -42,12 +42,13 @@ class Tape:
     (the ``where(x > 0, sqrt(x), 0)`` trap).
     """
 
-    __slots__ = ("nodes", "count", "nan_safe", "__weakref__")
+    __slots__ = ("nodes", "count", "nan_safe", "ref", "__weakref__")
 
     def __init__(self, nan_safe: bool = False) -> None:
         self.nodes: list[tuple] = []
         self.count = 0
         self.nan_safe = nan_safe
+        self.ref = weakref.ref(self)  # what its vars hold
 
     def new_var(self, shape: tuple, dtype: np.dtype, tag: Tag) -> LinearVar:
         var = LinearVar(shape, dtype, tag, self, self.count)
@@ -71,7 +72,7 @@ class LinearVar(Boxed):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self._tag = tag
-        self._tape = weakref.ref(tape)
+        self._tape = tape.ref
         self.index = index
 
     @property
@@ -94,16 +95,18 @@ class LinearVar(Boxed):
         linear = tuple(isinstance(a, LinearVar) and a._tag is tag for a in args)
         check_linear(prim, linear)
         shape, dtype = abstract_eval(prim, args, params)
-        out = self.tape.new_var(shape, dtype, tag)
-        self.tape.nodes.append((prim, args, params, linear, out))
+        tape = self.tape
+        out = tape.new_var(shape, dtype, tag)
+        tape.nodes.append((prim, args, params, linear, out))
         return out
 
     def record_combination(self, weights: list, terms: list, ans: Any,
                            nonfinite: bool) -> LinearVar:
         """Record Σ wᵢ·tᵢ — an elementwise rule's tangent — as one node."""
-        out = self.tape.new_var((1,) + tuple(ans.shape), ans.dtype, self._tag)
-        params = {"weights": tuple(weights), "safe": nonfinite or self.tape.nan_safe}
-        self.tape.nodes.append((ops.combine, tuple(terms), params, None, out))
+        tape = self.tape
+        out = tape.new_var((1,) + tuple(ans.shape), ans.dtype, self._tag)
+        params = {"weights": tuple(weights), "safe": nonfinite or tape.nan_safe}
+        tape.nodes.append((ops.combine, tuple(terms), params, None, out))
         return out
 
     def __repr__(self) -> str:
