@@ -12,6 +12,7 @@ Every operation on a Dual is a call of a :class:`~dualad.primitive.Primitive`;
 from __future__ import annotations
 
 import inspect
+import sys
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -205,8 +206,12 @@ class Dual(Boxed):
     # -- conversions that would lose the derivative --------------------------
 
     def __array__(self, dtype=None, copy=None):
+        caller = _converting_caller()
         raise TypeError(
-            "Converting a dualad.Dual to a NumPy array would drop its derivative "
+            (f"{caller} converts its argument to a NumPy array: it has no dualad rule "
+             "(give it one with dualad.register_function, docs/adding-a-primitive.md). "
+             if caller else "")
+            + "Converting a dualad.Dual to a NumPy array would drop its derivative "
             "(the tangent). Keep it a Dual: use NumPy functions on it directly, "
             "np.stack(...) instead of np.array([...]), np.zeros_like(x) instead of "
             "np.zeros(n) for an array to fill element by element (a float array cannot "
@@ -681,6 +686,22 @@ def _live_views(x: Dual) -> list:
 #: NumPy functions whose result is a view of their first argument.
 VIEW_FUNCTIONS = frozenset({np.reshape, np.ravel, np.transpose, np.permute_dims,
                             np.swapaxes, np.moveaxis, np.squeeze, np.expand_dims})
+
+
+def _converting_caller() -> str | None:
+    """The NumPy or SciPy function the user called that converts a Dual to an
+    array (scipy.linalg.expm, np.random.normal, ...), if any: the outermost of
+    the NumPy/SciPy frames right above ``__array__``."""
+    frame, found = sys._getframe(2), None
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in (
+            "numpy", "scipy"):
+        found, frame = frame, frame.f_back
+    if found is None:
+        return None
+    func = found.f_globals.get(found.f_code.co_name)
+    if getattr(func, "__code__", None) is found.f_code:
+        return qualified_name(func)
+    return f"{found.f_globals['__name__']}.{found.f_code.co_qualname}"
 
 
 def as_operand(x: Any) -> Any:

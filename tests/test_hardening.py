@@ -231,6 +231,18 @@ def test_storing_a_dual_in_a_float_array_says_what_to_do():
         dualad.jacfwd(g)(np.ones(2))
 
 
+def test_a_library_function_that_converts_its_argument_is_named():
+    import scipy.linalg
+    import scipy.signal
+
+    with pytest.raises(TypeError, match=r"^scipy.linalg.expm converts its argument"):
+        dualad.jacfwd(scipy.linalg.expm)(np.eye(2))
+    with pytest.raises(TypeError, match=r"^scipy.signal.lfilter converts .*register_function"):
+        dualad.jacfwd(lambda x: scipy.signal.lfilter([1.0], [1.0, 0.5], x))(np.ones(3))
+    with pytest.raises(TypeError, match=r"^Converting a dualad.Dual"):  # the user's own call
+        dualad.jacfwd(lambda x: np.asarray(x))(np.ones(3))
+
+
 def test_zeros_like_holds_derivatives():
     def f(x):
         out = np.zeros_like(x)
