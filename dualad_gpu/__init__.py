@@ -4,8 +4,13 @@ No derivative is implemented twice: importing this package registers JAX
 kernels for the primitives of dualad's rule table and makes Dual and HyperDual
 JAX pytrees; the transforms are dualad's own, traced and compiled. Functions
 written with plain NumPy calls (``np.sin(x)``, ``W @ x``, ``np.linalg.solve``)
-compile through the Duals' NumPy protocols, and so do functions written with
-``jax.numpy`` calls on the arguments.
+compile through the Duals' NumPy protocols, on the differentiated arguments
+and the others alike.
+
+Plain ``jax.numpy`` functions refuse Duals (JAX offers no protocol through
+which a Dual could take part): ``jnp.sin(x)`` on a differentiated argument
+raises a ``TypeError``. Write ``import dualad_gpu.numpy as jnp`` instead, the
+same names made to accept Duals (:mod:`dualad_gpu.numpy`).
 
 Examples
 --------
@@ -13,11 +18,28 @@ Examples
 >>> f = lambda x: np.sum(np.sin(x) * x)
 >>> dualad_gpu.grad(f)(np.array([0.0, 1.0]))
 Array([0.        , 1.38177329], dtype=float64)
+>>> import dualad_gpu.numpy as djnp
+>>> dualad_gpu.grad(lambda x: djnp.sum(djnp.sin(x) * x))(np.array([0.0, 1.0]))
+Array([0.        , 1.38177329], dtype=float64)
+>>> import jax.numpy as jnp
+>>> try:
+...     dualad_gpu.grad(lambda x: jnp.sum(jnp.sin(x) * x))(np.array([0.0, 1.0]))
+... except TypeError as error:
+...     print(str(error).splitlines()[0])
+sin requires ndarray or scalar arguments, ...got <class 'dualad.dual.Dual'> at position 0.
 """
 
-from . import kernels, pytrees, sharding
-from .transforms import (grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, value_and_grad,
-                         vjp)
+try:
+    import jax  # noqa: F401
+except ImportError as error:  # jax, or a jaxlib it needs, is missing
+    raise ImportError(
+        f"dualad_gpu needs JAX, which could not be imported ({error}). Install it with:\n"
+        f'    pip install "dualad[jax]"\n'
+        "dualad itself (the NumPy path) works without it.") from error
+
+from . import kernels, pytrees, sharding  # noqa: E402
+from .transforms import (grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp,  # noqa: E402
+                         value_and_grad, vjp)
 
 kernels.register()
 pytrees.register()
