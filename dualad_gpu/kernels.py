@@ -26,7 +26,55 @@ def _scale(p, t):
 
 
 def _index_add(values, index, shape):
+    if all(i is None or i is Ellipsis or isinstance(i, (slice, int, np.integer))
+           and not isinstance(i, (bool, np.bool_)) for i in index):
+        return _basic_index_add(values, index, tuple(shape))
     return jnp.zeros(shape, values.dtype).at[index].add(values)
+
+
+def _basic_index_add(values, index, shape):
+    """Zeros of ``shape`` with ``values`` at a basic index (integers, slices, None,
+    ``...``), as one reverse and one pad: the transpose of slicing, as JAX writes it.
+
+    A scatter-add would do the same, but XLA's CPU compiler aborts the process on
+    some chains of them (two scatter-adds of which one reverses an axis, as in
+    the gradient of ``np.sum(np.sin(a[::-1][:]))``).
+    """
+    index = tuple(index)
+    if not any(i is Ellipsis for i in index):
+        index += (Ellipsis,)
+    at = next(k for k, i in enumerate(index) if i is Ellipsis)
+    used = sum(1 for i in index if i is not None and i is not Ellipsis)
+    index = index[:at] + (slice(None),) * (len(shape) - used) + index[at + 1:]
+    values = jnp.asarray(values)
+    dtype = values.dtype
+    kept, reverse, config = [], [], []  # the values' axes kept, those reversed
+    value_axis = 0
+    for item in index:
+        if item is None:  # a unit axis of the values, not of the result
+            value_axis += 1
+            continue
+        n = shape[len(config)]
+        if isinstance(item, slice):
+            start, _, step = item.indices(n)
+            count = len(range(*item.indices(n)))
+            if count == 0:
+                return jnp.zeros(shape, dtype)
+            if step < 0:
+                reverse.append(len(kept))
+                start, step = start + (count - 1) * step, -step
+            config.append((start, n - start - (count - 1) * step - 1, step - 1))
+            kept.append(value_axis)
+            value_axis += 1
+        else:  # an integer: an axis of the result that the values lack
+            position = int(item) + n if item < 0 else int(item)
+            config.append((position, n - position - 1, 0))
+            kept.append(None)
+    # Drop the values' unit axes of None, give integer positions a unit axis.
+    values = jnp.reshape(values, tuple(values.shape[a] if a is not None else 1 for a in kept))
+    if reverse:
+        values = jax.lax.rev(values, tuple(reverse))
+    return jax.lax.pad(values, jnp.zeros((), dtype), config)
 
 
 def _unit_vectors(x, lo, hi, start, stop):
