@@ -5,6 +5,15 @@ once per input signature: the Duals' parts are JAX tracers, every primitive
 runs its JAX kernel, and XLA compiles the result for the CPU or GPU at hand.
 Later calls with the same shapes and dtypes reuse the compiled program.
 
+Arguments that are not differentiated (and differentiated ones in a chunk of
+seeds that does not touch them) reach the function as Duals of a tag that
+carries no derivative, so NumPy calls and item assignment work on them as on
+the differentiated ones; no such Dual leaves the transform.
+
+Which compiled program serves a call is decided at each call, from the
+function's code and the state it reads (:mod:`dualad_gpu.cache`): a changed
+attribute, a replaced or overwritten captured array never gives a stale result.
+
 Float64 is enabled for the duration of each call only (``jax.enable_x64``),
 so float64 inputs give float64 results without changing JAX's default for
 other code; float32 stays float32.
@@ -13,14 +22,18 @@ other code; float32 stays float32.
 from __future__ import annotations
 
 import functools
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
+import jax.numpy as jnp
+import optree
 
 import dualad
+from dualad import Dual
+from dualad.primitive import Tag
 
+from .cache import LRUCache, state_key
 from .sharding import default_mesh, seed_placement
 
 __all__ = ["jvp", "jacfwd", "jacobian", "hessian", "hvp", "grad", "value_and_grad", "vjp",
@@ -44,22 +57,125 @@ def compile_transform(transformed: Callable) -> Callable:
     return compiled
 
 
-# Compiled forms of the transforms, one per user function and options, so that
-# dualad_gpu.grad(f)(x) in a loop compiles once; entries go when the function
-# does (functions that cannot be weakly referenced, such as ufuncs, live as long
-# as the process anyway).
-_CALL_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_PERMANENT_CACHE: dict = {}
+# -- values that are not differentiated --------------------------------------------
 
 
-def _cached(fun: Callable, key: tuple, build: Callable[[], Callable]) -> Callable:
-    try:
-        per_fun = _CALL_CACHE.setdefault(fun, {})
-    except TypeError:
-        per_fun = _PERMANENT_CACHE.setdefault(fun, {})
-    if key not in per_fun:
-        per_fun[key] = build()
-    return per_fun[key]
+class ValueTag(Tag):
+    """The tag of arguments that are not differentiated: values in Dual's clothing
+    (one zero seed), so that NumPy calls on them reach the rule table and so the
+    JAX kernels. Made before the transform's own tag, it is the outermost level:
+    to every transform these Duals are constants."""
+
+    __slots__ = ()
+    carries_derivatives = False
+
+
+def _as_value_dual(a: Any, tag: ValueTag) -> Any:
+    if isinstance(a, jax.Array) and jnp.issubdtype(a.dtype, jnp.floating):
+        return Dual._new(a, jnp.zeros((1,) + tuple(a.shape), a.dtype), tag)
+    return a  # Duals, integer and boolean arrays, other Python values
+
+
+def _strip(x: Any, tag: ValueTag) -> Any:
+    """``x`` without the value Duals of ``tag``, wherever they sit in it."""
+    if not isinstance(x, Dual):
+        return x
+    if x._tag is tag:
+        return _strip(x.primal, tag)
+    primal = _strip(x.primal, tag)
+    tangent = _strip(x.tangent, tag)
+    if primal is x.primal and tangent is x.tangent:
+        return x
+    out = object.__new__(type(x))
+    for cls in type(x).__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            if name != "__weakref__" and hasattr(x, name):
+                setattr(out, name, getattr(x, name))
+    out.primal, out.tangent = primal, tangent
+    return out
+
+
+def _strip_tree(tree: Any, tag: ValueTag) -> Any:
+    return optree.tree_map(lambda x: _strip(x, tag), tree, none_is_leaf=True)
+
+
+def _with_values_as_duals(fun: Callable, tag: ValueTag) -> Callable:
+    """``fun`` receiving its JAX float arrays as value Duals of ``tag``, returning none."""
+
+    @functools.wraps(fun)
+    def wrapped(*args, **kwargs):
+        args, kwargs = optree.tree_map(lambda a: _as_value_dual(a, tag), (args, kwargs))
+        return _strip_tree(fun(*args, **kwargs), tag)
+
+    return wrapped
+
+
+# -- the cache of compiled transforms ----------------------------------------------
+
+
+class _Entry:
+    """One compiled transform: ``make(fun)`` (a dualad transform) under ``jax.jit``.
+
+    ``fun`` is the function of the latest call; any function with the same key
+    computes the same thing, so a retrace (a new input shape) may use it.
+    """
+
+    __slots__ = ("fun", "compiled", "traces", "__weakref__")
+
+    def __init__(self, make: Callable[[Callable], Callable]) -> None:
+        self.fun: Callable | None = None
+        self.traces = 0
+
+        def traced(*args):
+            self.traces += 1
+            tag = ValueTag()  # before the transform's own tag: the outermost level
+            return _strip_tree(make(_with_values_as_duals(self.fun, tag))(*args), tag)
+
+        self.compiled = compile_transform(traced)
+
+
+_CACHE = LRUCache()
+
+
+def _entry(kind: str, options: tuple, fun: Callable,
+           make: Callable[[Callable], Callable]) -> _Entry:
+    """The compiled transform for ``fun`` as it is now (its code and state)."""
+    state, arrays = state_key(fun)
+    entry = _CACHE.get_or_add((kind, options, state), arrays, lambda: _Entry(make))
+    entry.fun = fun
+    return entry
+
+
+def _run(entry: _Entry, kind: str, options: tuple, fun: Callable, *args: Any) -> Any:
+    traces = entry.traces
+    out = entry.compiled(*args)
+    if entry.traces != traces:
+        # Tracing may change what ``fun`` reads (a list it appends to): the state
+        # it left keys the same program, or every call would trace again.
+        state, arrays = state_key(fun)
+        _CACHE.get_or_add((kind, options, state), arrays, lambda: entry)
+    return out
+
+
+def _call(kind: str, options: tuple, fun: Callable, make: Callable[[Callable], Callable],
+          *args: Any) -> Any:
+    return _run(_entry(kind, options, fun, make), kind, options, fun, *args)
+
+
+def _transform(kind: str, options: tuple, fun: Callable,
+               make: Callable[[Callable], Callable]) -> Callable:
+    """A function of ``fun``'s arguments running the compiled ``make(fun)``."""
+    make(fun)  # the options are checked now, as dualad's transform checks them
+
+    @functools.wraps(fun)
+    def compiled(*args):
+        return _call(kind, options, fun, make, *args)
+
+    def lower(*args):  # for inspection: compiled.lower(*args).as_text()
+        return _entry(kind, options, fun, make).compiled.lower(*args)
+
+    compiled.lower = lower
+    return compiled
 
 
 def _argnums_key(argnums: int | Sequence[int]) -> int | tuple:
@@ -76,9 +192,9 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool =
     >>> dualad_gpu.jvp(np.sin, (np.zeros(2),), (np.ones(2),))[1]
     Array([1., 1.], dtype=float64)
     """
-    compiled = _cached(fun, ("jvp", batched, has_aux), lambda: compile_transform(
-        lambda p, t: dualad.jvp(fun, p, t, batched=batched, has_aux=has_aux)))
-    return compiled(tuple(primals), tuple(tangents))
+    return _call("jvp", (batched, has_aux), fun, lambda f: (
+        lambda p, t: dualad.jvp(f, p, t, batched=batched, has_aux=has_aux)),
+        tuple(primals), tuple(tangents))
 
 
 _DEFAULT = object()
@@ -103,9 +219,9 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *,
     Array([[1., 2.],
            [3., 4.]], dtype=float64)
     """
-    key = ("jacfwd", _argnums_key(argnums), chunk_size, has_aux, mesh)
-    return _cached(fun, key, lambda: compile_transform(dualad.jacfwd(
-        fun, argnums, chunk_size=chunk_size, has_aux=has_aux, seed_placement=_placement(mesh))))
+    options = (_argnums_key(argnums), chunk_size, has_aux, mesh)
+    return _transform("jacfwd", options, fun, lambda f: dualad.jacfwd(
+        f, argnums, chunk_size=chunk_size, has_aux=has_aux, seed_placement=_placement(mesh)))
 
 
 jacobian = jacfwd
@@ -116,10 +232,10 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *,
            nan_safe: bool = False, mesh=_DEFAULT) -> Callable:
     """Compiled :func:`dualad.jacrev`, its cotangent seeds sharded over ``mesh``
     (as in :func:`jacfwd`)."""
-    key = ("jacrev", _argnums_key(argnums), chunk_size, has_aux, nan_safe, mesh)
-    return _cached(fun, key, lambda: compile_transform(dualad.jacrev(
-        fun, argnums, chunk_size=chunk_size, has_aux=has_aux, nan_safe=nan_safe,
-        seed_placement=_placement(mesh))))
+    options = (_argnums_key(argnums), chunk_size, has_aux, nan_safe, mesh)
+    return _transform("jacrev", options, fun, lambda f: dualad.jacrev(
+        f, argnums, chunk_size=chunk_size, has_aux=has_aux, nan_safe=nan_safe,
+        seed_placement=_placement(mesh)))
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, *,
@@ -133,34 +249,34 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     >>> [float(g) for g in dualad_gpu.grad(f, argnums=(0, 1))(2.0, 5.0)]
     [5.5, 1.7163378145367738]
     """
-    key = ("grad", _argnums_key(argnums), has_aux, nan_safe)
-    return _cached(fun, key, lambda: compile_transform(
-        dualad.grad(fun, argnums, has_aux, nan_safe=nan_safe)))
+    options = (_argnums_key(argnums), has_aux, nan_safe)
+    return _transform("grad", options, fun, lambda f: dualad.grad(
+        f, argnums, has_aux, nan_safe=nan_safe))
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                    *, nan_safe: bool = False) -> Callable:
     """Compiled :func:`dualad.value_and_grad`."""
-    key = ("value_and_grad", _argnums_key(argnums), has_aux, nan_safe)
-    return _cached(fun, key, lambda: compile_transform(
-        dualad.value_and_grad(fun, argnums, has_aux, nan_safe=nan_safe)))
+    options = (_argnums_key(argnums), has_aux, nan_safe)
+    return _transform("value_and_grad", options, fun, lambda f: dualad.value_and_grad(
+        f, argnums, has_aux, nan_safe=nan_safe))
 
 
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
             chunk_size: int | None = None, mode: str = "auto", mesh=_DEFAULT) -> Callable:
     """Compiled :func:`dualad.hessian` (hyper-duals or forward-over-reverse by size),
     its ε1 seeds sharded over ``mesh`` (as in :func:`jacfwd`)."""
-    key = ("hessian", _argnums_key(argnums), chunk_size, mode, mesh)
-    return _cached(fun, key, lambda: compile_transform(dualad.hessian(
-        fun, argnums, chunk_size=chunk_size, mode=mode, seed_placement=_placement(mesh))))
+    options = (_argnums_key(argnums), chunk_size, mode, mesh)
+    return _transform("hessian", options, fun, lambda f: dualad.hessian(
+        f, argnums, chunk_size=chunk_size, mode=mode, seed_placement=_placement(mesh)))
 
 
 def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *, mode: str = "fwd-rev",
         chunk_size: int | None = None) -> Any:
     """Compiled :func:`dualad.hvp`: ∇²f(x)·v."""
-    compiled = _cached(fun, ("hvp", mode, chunk_size), lambda: compile_transform(
-        lambda p, t: dualad.hvp(fun, p, t, mode=mode, chunk_size=chunk_size)))
-    return compiled(tuple(primals), tuple(tangents))
+    return _call("hvp", (mode, chunk_size), fun, lambda f: (
+        lambda p, t: dualad.hvp(f, p, t, mode=mode, chunk_size=chunk_size)),
+        tuple(primals), tuple(tangents))
 
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False, nan_safe: bool = False) -> Any:
@@ -170,17 +286,22 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False, nan_safe: bool = Fa
     pullback recomputes the forward pass inside its program (XLA keeps what it
     needs).
     """
-    def primal_out(*p):  # through dualad, so NumPy calls on tracers dispatch to JAX
-        result = dualad.vjp(fun, *p, has_aux=has_aux)
-        return (result[0], result[2]) if has_aux else result[0]
+    def primal_out(f):  # through dualad, so NumPy calls on tracers dispatch to JAX
+        def run(*p):
+            result = dualad.vjp(f, *p, has_aux=has_aux)
+            return (result[0], result[2]) if has_aux else result[0]
 
-    forward = _cached(fun, ("vjp-forward", has_aux), lambda: compile_transform(primal_out))
-    pullback = _cached(fun, ("vjp-pullback", has_aux, nan_safe), lambda: compile_transform(
-        lambda p, ct: dualad.vjp(fun, *p, has_aux=has_aux, nan_safe=nan_safe)[1](ct)))
-    out = forward(*primals)
+        return run
+
+    out = _call("vjp-forward", (has_aux,), fun, primal_out, *primals)
     out, aux = out if has_aux else (out, None)
+    # The pullback of the function as it is at this call.
+    options = (has_aux, nan_safe)
+    pullback = _entry("vjp-pullback", options, fun, lambda f: (
+        lambda p, ct: dualad.vjp(f, *p, has_aux=has_aux, nan_safe=nan_safe)[1](ct)))
 
     def vjp_fn(ct):
-        return pullback(primals, ct)
+        pullback.fun = fun
+        return _run(pullback, "vjp-pullback", options, fun, primals, ct)
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
