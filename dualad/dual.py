@@ -206,17 +206,29 @@ class Dual(Boxed):
     # -- conversions that would lose the derivative --------------------------
 
     def __array__(self, dtype=None, copy=None):
-        caller = _converting_caller()
+        if self.ndim == 0 and (dtype is None or np.dtype(dtype) == object):
+            # np.array([y[1], -y[0]]): an object array of 0-d Duals, turned back into
+            # one Dual by the first dualad operation or transform that meets it. (Only
+            # 0-d: a library that converts an array argument gets the error below.)
+            return _object_array(self)
+        caller, has_rule = _converting_caller() or (None, False)
+        if has_rule:
+            lead = (f"{caller} was given an object array of Duals (np.array([...]) of Duals "
+                    "makes one) and casts it to floats. ")
+        elif caller:
+            lead = (f"{caller} converts its argument to a NumPy array: it has no dualad rule "
+                    "(give it one with dualad.register_function, docs/adding-a-primitive.md). ")
+        else:
+            lead = ""
         raise TypeError(
-            (f"{caller} converts its argument to a NumPy array: it has no dualad rule "
-             "(give it one with dualad.register_function, docs/adding-a-primitive.md). "
-             if caller else "")
+            lead
             + "Converting a dualad.Dual to a NumPy array would drop its derivative "
             "(the tangent). Keep it a Dual: use NumPy functions on it directly, "
-            "np.stack(...) instead of np.array([...]), np.zeros_like(x) instead of "
-            "np.zeros(n) for an array to fill element by element (a float array cannot "
-            "hold a derivative), and dualad.primal_value(x) only for a value that is "
-            "meant to be a constant."
+            "np.zeros_like(x) instead of np.zeros(n) for an array to fill element by "
+            "element (a float array cannot hold a derivative), np.stack([...]) to build "
+            "an array from Duals (np.array([...]) takes only 0-d Duals, and gives an "
+            "object array that NumPy's own mean, std or linalg do not take), and "
+            "dualad.primal_value(x) only for a value that is meant to be a constant."
         )
 
     def __float__(self) -> float:
@@ -386,7 +398,8 @@ class Dual(Boxed):
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs, **kwargs):
         for x in inputs:
-            if type(x) is list or type(x) is tuple:
+            if type(x) is list or type(x) is tuple or (type(x) is np.ndarray
+                                                        and x.dtype.hasobject):
                 inputs = tuple(as_operand(x) for x in inputs)
                 break
         if method == "__call__" and not kwargs:  # the common case, first
@@ -425,7 +438,8 @@ class Dual(Boxed):
         if not all(issubclass(t, (Boxed, np.ndarray)) for t in types):
             return NotImplemented
         for a in args:
-            if type(a) is list or type(a) is tuple:
+            if type(a) is list or type(a) is tuple or (type(a) is np.ndarray
+                                                        and a.dtype.hasobject):
                 args, kwargs = _array_arguments(func, args, kwargs)
                 break
         else:
@@ -688,10 +702,11 @@ VIEW_FUNCTIONS = frozenset({np.reshape, np.ravel, np.transpose, np.permute_dims,
                             np.swapaxes, np.moveaxis, np.squeeze, np.expand_dims})
 
 
-def _converting_caller() -> str | None:
+def _converting_caller() -> tuple[str, bool] | None:
     """The NumPy or SciPy function the user called that converts a Dual to an
     array (scipy.linalg.expm, np.random.normal, ...), if any: the outermost of
-    the NumPy/SciPy frames right above ``__array__``."""
+    the NumPy/SciPy frames right above ``__array__``. Its name, and whether it
+    has a dualad rule (then it met an object array of Duals)."""
     frame, found = sys._getframe(2), None
     while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in (
             "numpy", "scipy"):
@@ -699,16 +714,42 @@ def _converting_caller() -> str | None:
     if found is None:
         return None
     func = found.f_globals.get(found.f_code.co_name)
-    if getattr(func, "__code__", None) is found.f_code:
-        return qualified_name(func)
-    return f"{found.f_globals['__name__']}.{found.f_code.co_qualname}"
+    code = getattr(getattr(func, "_implementation", func), "__code__", None)
+    if code is found.f_code:
+        return qualified_name(func), func in FUNCTION_HANDLERS
+    return f"{found.f_globals['__name__']}.{found.f_code.co_qualname}", False
 
 
 def as_operand(x: Any) -> Any:
-    """A Python list or tuple of numbers as an array, as NumPy reads an operand."""
+    """An operand as NumPy reads it: a list or tuple of numbers as an array, and an
+    object array of Duals (``np.array([d1, d2])``) as one Dual."""
     if type(x) is list or type(x) is tuple:
-        return x if _holds_box(x) else np.asarray(x)
+        return np.asarray(x) if not _holds_box(x) else from_objects(np.array(x, object))
+    if type(x) is np.ndarray and x.dtype.hasobject:
+        return from_objects(x)
     return x
+
+
+def _object_array(x: Dual) -> np.ndarray:
+    """A 0-d Dual as a 0-d object array holding it."""
+    out = np.empty((), object)
+    out[()] = x
+    return out
+
+
+def from_objects(x: Any) -> Any:
+    """An object array holding Duals as one struct-of-arrays Dual (a stack of its
+    elements, so every mode records it); any other value as it is."""
+    if type(x) is not np.ndarray or not x.dtype.hasobject:
+        return x
+    items = x.ravel().tolist()
+    if not any(isinstance(v, Boxed) for v in items):
+        return x
+    if x.ndim == 0:
+        return items[0]
+    stacked = FUNCTION_HANDLERS[np.stack]([v if isinstance(v, Boxed) else np.asarray(v)
+                                            for v in items])
+    return _ops.reshape(stacked, shape=x.shape)
 
 
 def _holds_box(items: Any) -> bool:
@@ -749,6 +790,8 @@ def _array_arguments(func: Callable, args: tuple, kwargs: dict) -> tuple[tuple, 
 
 
 def _array_argument(name: str | None, value: Any) -> Any:
+    if type(value) is np.ndarray:
+        return from_objects(value)
     if type(value) is not list and type(value) is not tuple:
         return value
     if name in _ARRAY_PARAMETERS:
@@ -810,3 +853,21 @@ def _ufunc_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> 
 
 # The primitives, bound late: the rule modules import the helpers above.
 from . import ops as _ops  # noqa: E402
+
+
+def _object_loop_method(ufunc: np.ufunc) -> Callable:
+    """``np.sin`` of an object array calls each element's ``sin`` method: give Duals
+    one per ufunc with a rule, so such arrays compute (elementwise) instead of failing."""
+
+    def method(self, *others):
+        return ufunc(self, *others)
+
+    method.__name__ = ufunc.__name__
+    method.__doc__ = f"Same as ``numpy.{ufunc.__name__}(self, ...)``."
+    return method
+
+
+for _ufunc in list(UFUNC_HANDLERS):
+    if not hasattr(Dual, _ufunc.__name__):
+        setattr(Dual, _ufunc.__name__, _object_loop_method(_ufunc))
+del _ufunc

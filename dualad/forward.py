@@ -15,7 +15,8 @@ import numpy as np
 import optree
 
 from . import ops
-from .dual import Dual, as_float_array, check_tangent_shape, primal_value, without_tag
+from .dual import (Dual, as_float_array, check_tangent_shape, from_objects, primal_value,
+                   without_tag)
 from .primitive import Boxed, EscapedDualError, Primitive, Tag, backend_of
 
 __all__ = ["jvp", "jacfwd", "jacobian", "derivative", "DEFAULT_CHUNK_BYTES"]
@@ -392,7 +393,7 @@ def split_aux(out: Any, has_aux: bool, tag: Tag) -> tuple[Any, Any]:
         raise TypeError(f"has_aux=True needs a function returning a pair (output, aux), "
                         f"got {type(out).__name__}")
     out, aux = out
-    return out, optree.tree_map(lambda o: without_tag(_live(o), tag), aux)
+    return out, optree.tree_map(lambda o: without_tag(_live(from_objects(o)), tag), aux)
 
 
 def _live(o: Any) -> Any:
@@ -403,6 +404,7 @@ def _live(o: Any) -> Any:
 
 def read_leaf(o: Any, tag: Tag, seeds: int, transform: str = "jacfwd") -> tuple[Any, Any]:
     """The primal and the tangent of ``tag`` of one output leaf (zeros if absent)."""
+    o = from_objects(o)
     check_output(o, transform)
     if isinstance(o, Dual) and o._tag is tag:
         primal, t = o.primal, o.tangent
