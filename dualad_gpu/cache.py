@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import sys
 import threading
 import types
 from collections.abc import Callable
@@ -44,7 +43,7 @@ MAX_NODES = 1000
 
 # Packages whose functions hold no user state: keyed by identity, not walked.
 _LIBRARIES = frozenset({"numpy", "scipy", "jax", "jaxlib", "dualad", "dualad_gpu", "optree",
-                        "opt_einsum", "ml_dtypes"}) | frozenset(sys.stdlib_module_names)
+                        "opt_einsum", "ml_dtypes"})
 
 _PLAIN = (type(None), bool, int, str, bytes, type(Ellipsis), type(NotImplemented), range)
 

@@ -8,6 +8,7 @@ import itertools
 import os
 import subprocess
 import sys
+import types
 import weakref
 
 import numpy as np
@@ -230,6 +231,11 @@ def test_a_changed_attribute_of_a_bound_method_is_not_stale():
     m.b[0] = 10.0  # written into
     assert_allclose(g(x), [16.0, 5.0])
     assert_allclose(dualad_gpu.hessian(m.loss)(x), 6.0 * np.eye(2))
+    config = types.SimpleNamespace(scale=2.0)  # a class of the standard library
+    g = dualad_gpu.grad(lambda x: np.sum(config.scale * x))
+    assert_allclose(g(x), [2.0, 2.0])
+    config.scale = 5.0
+    assert_allclose(g(x), [5.0, 5.0])
 
 
 CAPTURED = np.array([1.0, 2.0])
@@ -269,6 +275,20 @@ def test_replaced_or_overwritten_captured_arrays_are_not_stale():
     # a jax.Array captured, replaced
     replace(jnp.array([7.0, 8.0]))
     assert_allclose(dualad_gpu.grad(f)(x), [7.0, 8.0])
+
+
+def test_jax_jit_keeps_its_first_trace_as_the_docs_say():
+    # docs/jax.md contrasts dualad_gpu with this behaviour of jax.jit
+    m, x = Model(), jnp.ones(2)
+    loss = lambda x: jnp.sum(m.w * x ** 2)  # noqa: E731
+    jitted = jax.jit(jax.grad(loss))
+    assert_allclose(jitted(x), [4.0, 4.0])
+    m.w = 3.0
+    assert_allclose(jitted(x), [4.0, 4.0])  # stale: the first trace's m.w
+    assert_allclose(jax.jit(jax.grad(loss))(x), [6.0, 6.0])  # made again: traced anew
+    assert_allclose(jax.jit(loss)(x), 6.0)
+    m.w = 5.0
+    assert_allclose(jax.jit(loss)(x), 6.0)  # made again on the same function: stale
 
 
 def test_a_new_lambda_per_call_reuses_the_compiled_program():
