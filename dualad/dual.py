@@ -676,9 +676,7 @@ def _getitem_of(index: tuple) -> Callable:
 def _as_view(base: Dual, result: Any, make: Callable[[Any], Any]) -> Any:
     """``result`` (which is ``make(base)``), marked as a view of ``base`` where
     NumPy's result is a view of its input, so that writes go through."""
-    value = primal_value(result)
-    if (type(value) is not np.ndarray or value.base is None
-            or not np.may_share_memory(value, primal_value(base))):
+    if not _is_view(base, primal_value(result), make):
         return result
     if not (isinstance(result, Dual) and result._tag is base._tag):
         result = base._wrap(result, None)  # a view without a tangent stays a Dual
@@ -690,6 +688,27 @@ def _as_view(base: Dual, result: Any, make: Callable[[Any], Any]) -> Any:
         views[:] = [ref for ref in views if ref() is not None]
     views.append(weakref.ref(result))
     return result
+
+
+def _is_view(base: Dual, value: Any, make: Callable[[Any], Any]) -> bool:
+    """Whether NumPy's ``make(base)`` shares memory with ``base``: on the arrays
+    themselves, or for arrays of another backend (JAX, immutable) on NumPy
+    stand-ins of the same shapes, so that writes follow NumPy's rules there too."""
+    if type(value) is np.ndarray:
+        return value.base is not None and np.may_share_memory(value, primal_value(base))
+    if backend_of((value,)) == "numpy":
+        return False  # a NumPy or Python scalar: a copy
+    stand_in = _stand_in(base)
+    return np.may_share_memory(make(stand_in), stand_in)
+
+
+def _stand_in(x: Dual) -> np.ndarray:
+    """An int8 NumPy array aliased as ``x`` is to the Duals it is a view of."""
+    viewed = getattr(x, "_view", None)
+    if viewed is None:
+        return np.empty(x.shape, np.int8)
+    base, make = viewed
+    return make(_stand_in(base))
 
 
 def _live_views(x: Dual) -> list:

@@ -106,9 +106,6 @@ def test_jvp_vjp_hvp_of_a_function_writing_into_its_arguments():
     assert np.array_equal(x, X0) and np.array_equal(y, Y0)
 
 
-@pytest.mark.xfail(strict=True, reason="dualad/dual.py's _as_view marks a result as a view "
-                   "only when its primal is a NumPy array sharing memory; JAX arrays never do, "
-                   "so under dualad_gpu a write through a view does not reach its base")
 def test_write_through_a_view_reaches_the_base():
     def f(x):
         y = x * 1.0
