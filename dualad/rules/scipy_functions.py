@@ -1,0 +1,2 @@
+"""SciPy functions called unchanged: scipy.stats, scipy.linalg, scipy.signal.
+"""
