@@ -206,11 +206,15 @@ class Dual(Boxed):
     # -- conversions that would lose the derivative --------------------------
 
     def __array__(self, dtype=None, copy=None):
-        if self.ndim == 0 and (dtype is None or np.dtype(dtype) == object):
+        if dtype is None or np.dtype(dtype) == object:
             # np.array([y[1], -y[0]]): an object array of 0-d Duals, turned back into
-            # one Dual by the first dualad operation or transform that meets it. (Only
-            # 0-d: a library that converts an array argument gets the error below.)
-            return _object_array(self)
+            # one Dual by the first dualad operation or transform that meets it. Only
+            # 0-d Duals, and array Duals for np.vectorize, which runs its function on
+            # each element: a library converting an array argument gets the error below.
+            if self.ndim == 0 or _inside_vectorize():
+                return _elements(self)
+        elif np.dtype(dtype).kind in "biu":  # piecewise constant: as int(x), astype(int)
+            return np.asarray(primal_value(self), dtype=dtype)
         caller, has_rule = _converting_caller() or (None, False)
         if has_rule:
             lead = (f"{caller} was given an object array of Duals (np.array([...]) of Duals "
@@ -421,6 +425,9 @@ class Dual(Boxed):
             kwargs.pop(ignored, None)
         if method == "__call__":
             handler = UFUNC_HANDLERS.get(ufunc)
+            if handler is None and _is_python_ufunc(ufunc) and not kwargs:
+                # np.frompyfunc: the Python function runs on each element, a 0-d Dual
+                return _through_objects(ufunc, inputs)
             if handler is None:
                 raise missing_rule_error(ufunc)
             if kwargs:
@@ -749,11 +756,38 @@ def as_operand(x: Any) -> Any:
     return x
 
 
-def _object_array(x: Dual) -> np.ndarray:
-    """A 0-d Dual as a 0-d object array holding it."""
-    out = np.empty((), object)
-    out[()] = x
+def _elements(x: Dual) -> np.ndarray:
+    """``x`` as an object array of its elements, each a 0-d Dual."""
+    out = np.empty(x.shape, object)
+    if x.ndim == 0:
+        out[()] = x
+    else:
+        for i, element in enumerate(_ops.reshape(x, shape=(-1,))):
+            out.flat[i] = element
     return out
+
+
+def _inside_vectorize() -> bool:
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("numpy"):
+        if frame.f_code is _VECTORIZE_CALL:
+            return True
+        frame = frame.f_back
+    return False
+
+
+_VECTORIZE_CALL = np.vectorize.__call__.__code__
+
+
+def _is_python_ufunc(ufunc: np.ufunc) -> bool:
+    """Whether ``ufunc`` is made by np.frompyfunc (object loops only)."""
+    return all(set(t) <= {"O", "-", ">"} for t in ufunc.types)
+
+
+def _through_objects(ufunc: np.ufunc, inputs: tuple) -> Any:
+    objects = [_elements(x) if isinstance(x, Dual) else x for x in inputs]
+    out = ufunc(*objects)
+    return tuple(map(from_objects, out)) if isinstance(out, tuple) else from_objects(out)
 
 
 def from_objects(x: Any) -> Any:

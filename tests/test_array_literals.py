@@ -75,3 +75,59 @@ def test_numpy_functions_that_cast_an_object_array_to_float_raise_clearly():
 def test_array_of_vectors_says_to_stack():
     with pytest.raises(TypeError, match=r"np.stack\(\[...\]\)"):
         dualad.jacfwd(lambda y: np.array([y, 2 * y]))(Y)
+
+
+# -- np.vectorize, np.frompyfunc, casts ---------------------------------------------
+
+
+def piecewise_scalar(a):
+    return a ** 2 + 1.0 if a > 0 else -a
+
+
+@pytest.mark.parametrize("transform", [dualad.jacfwd, dualad.jacrev])
+def test_vectorize_runs_its_function_on_each_element(transform):
+    x = np.array([1.0, -2.0, 3.0])
+    assert_allclose(transform(np.vectorize(piecewise_scalar))(x), np.diag([2.0, -1.0, 6.0]))
+    two = np.vectorize(lambda a, b: a * b + np.sin(a))
+    jac_a, jac_b = transform(two, argnums=(0, 1))(np.array([1.0, 2.0]), 3.0)
+    assert_allclose(jac_a, np.diag(3.0 + np.cos([1.0, 2.0])))
+    assert_allclose(jac_b, [1.0, 2.0])
+
+
+def test_vectorize_with_a_signature_and_second_order():
+    rows = np.vectorize(lambda r: np.sum(r ** 2), signature="(n)->()")
+    x = np.arange(6.0).reshape(2, 3)
+    assert_allclose(dualad.jacfwd(rows)(x), np.stack([np.stack([2 * x[0], 0 * x[0]]),
+                                                      np.stack([0 * x[1], 2 * x[1]])]))
+    f = lambda x: np.sum(np.vectorize(piecewise_scalar)(x) ** 2)
+    x = np.array([1.0, -2.0])
+    for mode in ("hyperdual", "fwd-rev"):  # d²/dx² (x²+1)² = 12x² + 4; (−x)² = 2
+        assert_allclose(dualad.hessian(f, mode=mode)(x), np.diag([16.0, 2.0]))
+
+
+@pytest.mark.parametrize("transform", [dualad.jacfwd, dualad.jacrev])
+def test_frompyfunc_runs_its_function_on_each_element(transform):
+    square_plus_one = np.frompyfunc(lambda a: a ** 2 + 1, 1, 1)
+    assert_allclose(transform(square_plus_one)(np.array([1.0, 2.0])), np.diag([2.0, 4.0]))
+
+
+def test_vectorize_and_literals_under_dualad_gpu():
+    dualad_gpu = pytest.importorskip("dualad_gpu")
+    f = lambda y: van_der_pol(0.0, y)
+    assert_allclose(dualad_gpu.jacfwd(f)(Y), dualad.jacfwd(f)(Y))
+    assert_allclose(dualad_gpu.jacrev(f)(Y), dualad.jacfwd(f)(Y))
+    x = np.array([1.0, -2.0])  # (a Python branch on a value cannot be traced: none here)
+    smooth = np.vectorize(lambda a: a ** 2 + np.sin(a))
+    assert_allclose(dualad_gpu.jacfwd(smooth)(x), np.diag(2 * x + np.cos(x)))
+
+
+def test_casts_give_a_value_where_numpy_does_and_never_drop_a_tangent():
+    x = dualad.Dual(np.array([2.5, -1.0]), np.ones(2))
+    assert x.astype(np.float32).tangent.dtype == np.float32
+    assert np.int64(x[0]) == 2 and int(x[0]) == 2  # integers: piecewise constant
+    assert np.asarray(x, dtype=int).tolist() == [2, -1]
+    assert np.bool_(x[0])
+    for cast in (lambda: np.float64(x[0]), lambda: np.asarray(x, dtype=float),
+                 lambda: float(x[0]), lambda: np.float32(x[1])):
+        with pytest.raises(TypeError, match="drop"):
+            cast()
