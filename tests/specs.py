@@ -44,6 +44,9 @@ class Spec:
     rtol: float = 1e-6
     atol: float = 1e-6  # scaled by max(1, max |derivative|)
     variant: str = ""  # tells rows of one name apart
+    # The same function written with jax.numpy / jax.scipy, for the JAX cross-check
+    # (tests/test_specs_against_jax.py) in first and second order.
+    jax: Callable[..., Any] | None = None
 
     @property
     def id(self) -> str:
@@ -123,6 +126,14 @@ def near_integer_ratio(x, y) -> bool:
     return near_integer(x / y, 10 * GAP)
 
 
+def near_power_of_two(x) -> bool:
+    """|x| near a jump of frexp: closer than the steps of test_rules.py and of
+    check_grads, which scales its step by max(1, max |x|)."""
+    x = np.abs(np.asarray(x))
+    power = 2.0 ** np.round(np.log2(x))
+    return bool(np.any(np.abs(x - power) < 5 * GAP * max(1.0, float(np.max(x, initial=0)))))
+
+
 def near(a, b) -> bool:
     return bool(np.any(np.abs(np.asarray(a) - np.asarray(b)) < GAP))
 
@@ -149,6 +160,20 @@ def close_eigenvalues(a, uplo: str = "L") -> bool:
     """Eigenvalues (of the triangle eigh reads) closer than 0.05: eigenvectors are
     ill-conditioned there, and the finite differences with them."""
     return ties(np.linalg.eigvalsh(a, UPLO=uplo), axis=-1, gap=0.05)
+
+
+def singular_matrices(rng: np.random.Generator, shape: Shape) -> np.ndarray:
+    """Square matrices of rank n - 1 (det = 0, the adjugate nonzero)."""
+    a = rng.uniform(-1.0, 1.0, shape)
+    u, s, vh = np.linalg.svd(a)
+    s[..., -1] = 0.0
+    return (u * s[..., None, :]) @ vh
+
+
+def signed_vectors(v):
+    """Eigenvectors with the sign of each one's first entry taken out: locally constant,
+    so central differences see the derivative of the vectors NumPy returned."""
+    return v * np.sign(v[..., :1, :])
 
 
 def close_singular_values(x) -> bool:
@@ -271,8 +296,7 @@ ELEMENTWISE = [
     Spec("modf", np.modf, UNARY, (-4.0, 4.0), avoid=lambda x: near_integer(x)),
     Spec("divmod", np.divmod, BINARY, ((-4.0, 4.0), nonzero(0.5, 2.0)),
          avoid=near_integer_ratio),
-    Spec("frexp", np.frexp, UNARY, nonzero(0.1, 9.0),
-         avoid=lambda x: near_integer(np.log2(np.abs(x)), 10 * GAP)),
+    Spec("frexp", np.frexp, UNARY, nonzero(0.1, 9.0), avoid=near_power_of_two),
 ]
 
 # ---------------------------------------------------------------------------
@@ -327,6 +351,14 @@ PRODUCTS = [
          (((3,), (3, 4), (4,)),), variant="i,ij,j->"),
     Spec("einsum", lambda a, b: np.einsum("i,j", a, b), (((3,), (4,)),), variant="outer i,j"),
     Spec("einsum", lambda a: np.einsum("ij->", a), ARRAY2, variant="sum ij->"),
+    # '...' of different lengths in the operands, empty in one of them
+    Spec("einsum", lambda a, b: np.einsum("j...k,lj...->lk...", a, b),
+         (((3, 2, 4), (5, 3)), ((3, 4), (5, 3, 2)), ((3, 1, 4), (5, 3, 2))),
+         variant="j...k,lj...->lk..."),
+    Spec("einsum", lambda a, b: np.einsum("jk...,lj...->lk...", a, b),
+         (((3, 4, 2), (5, 3)), ((3, 4, 1), (5, 3, 2))), variant="jk...,lj...->lk..."),
+    Spec("einsum", lambda a, b: np.einsum("jk,lj...->lk...", a, b), (((3, 4), (5, 3, 2)),),
+         variant="jk,lj...->lk..."),
 ]
 
 # ---------------------------------------------------------------------------
@@ -360,6 +392,12 @@ REDUCTIONS = [
     # std of two elements is |a - b|/2: keep away from its kink.
     Spec("std", _axes_variants(np.std), REDUCE, avoid=lambda x: small(np.std(x, axis=0))),
     Spec("std", lambda x: np.std(x, axis=0, ddof=1), ARRAY2, variant="ddof=1"),
+    # over one element, var and std are constant 0: derivative 0 (not 0·∞)
+    Spec("var", lambda x: (np.var(x, axis=1), np.var(x, axis=(1, 2), keepdims=True)),
+         (((3, 1, 1),),), variant="axis of length 1"),
+    Spec("std", lambda x: (np.std(x, axis=1), np.std(x, axis=-1, keepdims=True)),
+         (((3, 1, 1),),), variant="axis of length 1"),
+    Spec("std", np.std, (((),), ((1,),)), variant="one element"),
     Spec("max", _axes_variants(np.max), REDUCE, avoid=ties),
     Spec("min", _axes_variants(np.min), REDUCE, avoid=ties),
     Spec("amax", lambda x: np.amax(x, axis=(0, 2)), ARRAY3, avoid=ties),
@@ -464,6 +502,7 @@ LINALG = [
          (matrices, (-2.0, 2.0)), rtol=1e-5),
     Spec("linalg.inv", np.linalg.inv, MATRIX, matrices, rtol=1e-5),
     Spec("linalg.det", np.linalg.det, MATRIX, matrices, rtol=1e-5),
+    Spec("linalg.det", np.linalg.det, MATRIX, singular_matrices, rtol=1e-5, variant="singular"),
     Spec("linalg.slogdet", lambda a: np.linalg.slogdet(a)[1], MATRIX, matrices, rtol=1e-5),
     Spec("linalg.slogdet", lambda a: np.linalg.slogdet(a).logabsdet, MATRIX, matrices,
          rtol=1e-5, variant="named"),
@@ -499,6 +538,11 @@ LINALG = [
     Spec("linalg.eigh", lambda a: (np.linalg.eigh(a).eigenvalues,
                                    np.linalg.eigh(a, UPLO="U").eigenvectors ** 2),
          MATRIX, (-2.0, 2.0), avoid=lambda a: close_eigenvalues(a, "U")),
+    Spec("linalg.eigh", lambda a: (signed_vectors(np.linalg.eigh(a, "U").eigenvectors),
+                                   signed_vectors(np.linalg.eigh(a).eigenvectors)),
+         MATRIX, (-2.0, 2.0), variant="signed vectors",
+         avoid=lambda a: close_eigenvalues(a) or close_eigenvalues(a, "U") or small(
+             np.linalg.eigh(a)[1][..., 0, :], np.linalg.eigh(a, "U")[1][..., 0, :])),
 ]
 
 # ---------------------------------------------------------------------------
@@ -562,3 +606,11 @@ if sc is not None:
     ]
 
 SPECS: list[Spec] = ELEMENTWISE + PRODUCTS + REDUCTIONS + SHAPE + LINALG + SPECIAL
+
+# Families with rows of their own module (each imports Spec and the helpers above).
+from specs_arrays import ROWS as ARRAYS  # noqa: E402
+from specs_decompositions import ROWS as DECOMPOSITIONS  # noqa: E402
+from specs_scipy import ROWS as SCIPY  # noqa: E402
+from specs_statistics import ROWS as STATISTICS  # noqa: E402
+
+SPECS += ARRAYS + STATISTICS + DECOMPOSITIONS + SCIPY

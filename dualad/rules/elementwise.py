@@ -181,11 +181,20 @@ log = elementwise(np.log, lambda ans, x: Over(x))
 log2 = elementwise(np.log2, lambda ans, x: Over(x * _LN2))
 log10 = elementwise(np.log10, lambda ans, x: Over(x * _LN10))
 log1p = elementwise(np.log1p, lambda ans, x: Over(x + 1.0))
-# Written with exp of a difference, which never overflows (ans ≥ x, y).
-logaddexp = elementwise(np.logaddexp, lambda ans, x, y: exp(x - ans),
-                        lambda ans, x, y: exp(y - ans))
-logaddexp2 = elementwise(np.logaddexp2, lambda ans, x, y: exp2(x - ans),
-                         lambda ans, x, y: exp2(y - ans))
+
+
+def _share(exp_, ans, x, y):
+    """exp(x - ans), the share of x in logaddexp (never overflows: ans ≥ x, y). At
+    x = ans = ±∞ it is the limit: 1, or ½ where y = x too (a tie, as for maximum)."""
+    at_inf = isinf(x) & equal(x, ans)
+    finite = exp_(where(at_inf, 0.0, x) - where(at_inf, 0.0, ans))
+    return where(at_inf, where(equal(x, y), 0.5, 1.0), finite)
+
+
+logaddexp = elementwise(np.logaddexp, lambda ans, x, y: _share(exp, ans, x, y),
+                        lambda ans, x, y: _share(exp, ans, y, x))
+logaddexp2 = elementwise(np.logaddexp2, lambda ans, x, y: _share(exp2, ans, x, y),
+                         lambda ans, x, y: _share(exp2, ans, y, x))
 
 # ---------------------------------------------------------------------------
 # Trigonometric and hyperbolic
@@ -194,23 +203,44 @@ logaddexp2 = elementwise(np.logaddexp2, lambda ans, x, y: exp2(x - ans),
 sin = elementwise(np.sin, lambda ans, x: cos(x))
 cos = elementwise(np.cos, lambda ans, x: -sin(x))
 tan = elementwise(np.tan, lambda ans, x: 1.0 + ans * ans)
-arcsin = elementwise(np.arcsin, lambda ans, x: 1.0 / sqrt(1.0 - x * x),
+# (1 - x)(1 + x) rather than 1 - x²: exact near ±1, where 1 - x² cancels.
+arcsin = elementwise(np.arcsin, lambda ans, x: 1.0 / sqrt((1.0 - x) * (1.0 + x)),
                      nonfinite=True)
-arccos = elementwise(np.arccos, lambda ans, x: -1.0 / sqrt(1.0 - x * x),
+arccos = elementwise(np.arccos, lambda ans, x: -1.0 / sqrt((1.0 - x) * (1.0 + x)),
                      nonfinite=True)
 arctan = elementwise(np.arctan, lambda ans, x: Over(1.0 + x * x))
 arctan2 = elementwise(np.arctan2,
                       lambda ans, y, x: x / (x * x + y * y),
                       lambda ans, y, x: -y / (x * x + y * y))
-hypot = elementwise(np.hypot, lambda ans, x, y: safe_divide(x, ans),
-                    lambda ans, x, y: safe_divide(y, ans))
+
+
+def _hypot_partial(ans, x, y):
+    # x/ans; where ans = ∞ the limit: ±1 for an infinite x (1/√2 if y is infinite too),
+    # 0 for a finite one.
+    at_inf = isinf(ans)
+    count = isinf(x).astype(ans.dtype) + isinf(y).astype(ans.dtype)
+    limit = where(isinf(x), sign(x) / sqrt(where(at_inf, count, 1.0)), 0.0)
+    return where(at_inf, limit, safe_divide(where(at_inf, 0.0, x), where(at_inf, 1.0, ans)))
+
+
+hypot = elementwise(np.hypot, _hypot_partial, lambda ans, x, y: _hypot_partial(ans, y, x))
 sinh = elementwise(np.sinh, lambda ans, x: cosh(x))
 cosh = elementwise(np.cosh, lambda ans, x: sinh(x))
-tanh = elementwise(np.tanh, lambda ans, x: 1.0 - ans * ans)
+
+
+def _sech_squared(ans, x):
+    # 1/cosh², not 1 - tanh², which is 0 from |x| ≈ 19 on and loses digits before;
+    # beyond |x| = 700 it underflows to 0, taken as a constant there (no cosh overflow).
+    far = greater(absolute(x), 700.0)
+    sech = 1.0 / cosh(where(far, 0.0, x))
+    return where(far, 0.0, sech * sech)
+
+
+tanh = elementwise(np.tanh, _sech_squared)
 arcsinh = elementwise(np.arcsinh, lambda ans, x: Over(hypot(x, 1.0)))
-arccosh = elementwise(np.arccosh, lambda ans, x: 1.0 / sqrt(x * x - 1.0),
+arccosh = elementwise(np.arccosh, lambda ans, x: 1.0 / sqrt((x - 1.0) * (x + 1.0)),
                       nonfinite=True)
-arctanh = elementwise(np.arctanh, lambda ans, x: 1.0 / (1.0 - x * x), nonfinite=True)
+arctanh = elementwise(np.arctanh, lambda ans, x: Over((1.0 - x) * (1.0 + x)), nonfinite=True)
 deg2rad = elementwise(np.deg2rad, lambda ans, x: math.pi / 180.0)
 rad2deg = elementwise(np.rad2deg, lambda ans, x: 180.0 / math.pi)
 register_function(np.radians, deg2rad)
@@ -314,7 +344,8 @@ less_equal = nondifferentiable(np.less_equal)
 equal = nondifferentiable(np.equal)
 not_equal = nondifferentiable(np.not_equal)
 isnan = nondifferentiable(np.isnan)
-for _ufunc in (np.signbit, np.heaviside, np.nextafter, np.spacing, np.isinf,
+isinf = nondifferentiable(np.isinf)
+for _ufunc in (np.signbit, np.heaviside, np.nextafter, np.spacing,
                np.isfinite, np.isnat, np.logical_and, np.logical_or, np.logical_xor,
                np.logical_not, np.bitwise_and, np.bitwise_or, np.bitwise_xor,
                np.bitwise_count, np.invert, np.left_shift, np.right_shift, np.gcd,

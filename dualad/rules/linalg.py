@@ -13,7 +13,7 @@ import string
 import numpy as np
 
 from ..dual import align_tangent, primal_value
-from ..primitive import Primitive, implements, register_function
+from ..primitive import Boxed, Primitive, implements, register_function
 from .elementwise import absolute, add, maximum, multiply, negative, power, sqrt, square, where
 from .reductions import _max, _min, _sum, l2_norm, normalize_axes, sum_
 from .shape import (_moveaxis, _ravel, _swapaxes, broadcast_to, getitem, normalize_axis, reshape,
@@ -149,8 +149,12 @@ def _einsum_transpose(ct, args, linear, subscripts):
     others = [j for j in range(len(terms)) if j != i]
     present = set(output).union(*(set(terms[j]) for j in others)) | {"..."}
     kept = [t for t in unique if t in present]
+    if "..." in subscripts and "..." not in kept:  # summed away below
+        kept.insert(0, "...")
     spec = ",".join([seed + output] + [terms[j] for j in others]) + "->" + seed + "".join(kept)
     g = einsum(ct, *(args[j] for j in others), subscripts=spec)
+    if "..." in kept:
+        g = _sum_ellipsis_to(g, kept, dims.get("...", ()))
     # A letter summed inside this operand alone comes back by broadcasting.
     g_dims = _split_shape(kept, tuple(g.shape[1:]))
     layout = [g_dims[t] if t in present else (1,) for t in unique]
@@ -170,6 +174,22 @@ def _einsum_transpose(ct, args, linear, subscripts):
         spec = ",".join([seed + "".join(unique)] + [s for _, s in eyes])
         g = einsum(g, *(e for e, _ in eyes), subscripts=f"{spec}->{seed}{renamed}")
     return tuple(g if j == i else None for j in range(len(args)))
+
+
+def _sum_ellipsis_to(g, tokens: list[str], want: tuple):
+    """Sum the '...' axes of ``g`` (a seed axis, then ``tokens``) down to the operand's
+    own '...' dimensions ``want``: '...' broadcasts like NumPy, aligned on the right."""
+    dims = _split_shape(tokens, tuple(g.shape[1:]))
+    start = 1 + sum(len(dims[t]) for t in tokens[:tokens.index("...")])
+    have = dims["..."]
+    extra = len(have) - len(want)
+    ones = tuple(start + extra + k for k, n in enumerate(want)
+                 if n == 1 and have[extra + k] != 1)
+    if ones:
+        g = sum_(g, axis=ones, keepdims=True)
+    if extra:
+        g = sum_(g, axis=tuple(range(start, start + extra)), keepdims=False)
+    return g
 
 
 def _einsum_shape(*operands, subscripts):
@@ -198,6 +218,8 @@ def _einsum(subscripts, *operands, out=None, optimize=True, **kwargs):
     if not isinstance(subscripts, str) or out is not None or kwargs:
         raise TypeError("np.einsum on Duals takes a subscripts string and operands only "
                         "(no interleaved sublists, out= or dtype=)")
+    # NumPy reads lists, tuples and Python numbers given as operands as arrays
+    operands = [x if hasattr(x, "shape") else np.asarray(x) for x in operands]
     return einsum(*operands, subscripts=subscripts)
 
 
@@ -347,10 +369,72 @@ def _trace_of_inverse_times(a, ta):
     return sum_(multiply(_swapaxes(inv(a), -1, -2), ta), axis=last_two, keepdims=False)
 
 
-det = Primitive("det", np.linalg.det,
-                jvp=lambda primals, tangents, ans: ans * _trace_of_inverse_times(
-                    primals[0], tangents[0]))
+def _nearly_singular(a) -> bool:
+    """Whether some matrix of ``a`` has a condition number above 1e8, where det·A⁻¹
+    loses the adjugate's digits (or A⁻¹ does not exist). Values of other array
+    backends (traced JAX arrays) cannot be looked at: False."""
+    value = primal_value(a)
+    if not isinstance(value, np.ndarray) or not np.all(np.isfinite(value)):
+        return False
+    s = np.linalg.svd(value, compute_uv=False)
+    return not np.all(s[..., -1] > 1e-8 * s[..., 0])
+
+
+def _det_jvp(primals, tangents, ans):
+    a, ta = primals[0], tangents[0]
+    if _nearly_singular(a):  # tr(adj(A) dA): the adjugate exists at singular matrices too
+        last_two = (ta.ndim - 2, ta.ndim - 1)
+        return sum_(multiply(_swapaxes(adjugate(a), -1, -2), ta), axis=last_two,
+                    keepdims=False)
+    return ans * _trace_of_inverse_times(a, ta)
+
+
+det = Primitive("det", np.linalg.det, jvp=_det_jvp)
 register_function(np.linalg.det, det)
+
+
+def _products_of_others(s):
+    """Π_{j≠i} s_j along the last axis, without division (exact where some s_j = 0)."""
+    ones = np.ones(s.shape[:-1] + (1,), s.dtype)
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)
+    return before * after[..., ::-1]
+
+
+def _svd(a):
+    """U, s, V and det(U)·det(V) = ±1 of A = U diag(s) Vᵀ."""
+    u, s, vh = np.linalg.svd(a)
+    return u, s, np.swapaxes(vh, -1, -2), np.linalg.det(u) * np.linalg.det(vh)
+
+
+def _adjugate_kernel(a):
+    # adj(U S Vᵀ) = det(U)·det(V) · V adj(S) Uᵀ, adj(S) = diag(Π_{j≠i} s_j): no division
+    u, s, v, sign = _svd(a)
+    adj = np.matmul(v * _products_of_others(s)[..., None, :], np.swapaxes(u, -1, -2))
+    return sign[..., None, None] * adj
+
+
+def _adjugate_jvp(primals, tangents, ans):
+    a, e = primals[0], tangents[0]
+    if isinstance(a, Boxed):
+        raise NotImplementedError("third and higher derivatives of np.linalg.det at a "
+                                  "(nearly) singular matrix are not implemented")
+    u, s, v, sign = _svd(a)
+    n = s.shape[-1]
+    eye = np.eye(n, dtype=bool)
+    # q_ij = Π_{l≠i,j} s_l. With P = Uᵀ dA V, adj(S + P) - adj(S) is, to first order,
+    # -q_ij P_ij off the diagonal and Σ_{k≠i} q_ik P_kk on it.
+    q = np.where(eye, 0.0, _products_of_others(np.where(eye, 1.0, s[..., None, :])))
+    p = matmul(matmul(_swapaxes(u, -1, -2), e), v)
+    i = np.arange(n)
+    diag_p = getitem(p, index=(Ellipsis, i, i))
+    on_diag = matmul(q, reshape(diag_p, shape=tuple(diag_p.shape) + (1,)))
+    d = multiply(-q, p) + multiply(eye.astype(q.dtype), on_diag)
+    return multiply(sign[..., None, None], matmul(matmul(v, d), _swapaxes(u, -1, -2)))
+
+
+# The adjugate adj(A) (det(A)·A⁻¹ where A is invertible): the derivative of det.
+adjugate = Primitive("adjugate", _adjugate_kernel, jvp=_adjugate_jvp)
 
 log_abs_det = Primitive("log_abs_det", lambda a: np.linalg.slogdet(a)[1],
                         jvp=lambda primals, tangents, ans: _trace_of_inverse_times(
@@ -449,56 +533,65 @@ def _spectral_norm(x, ord, axes, keepdims):
 # ---------------------------------------------------------------------------
 
 
-def _lower(a):
-    """The symmetric matrix NumPy's eigh reads from ``a``: its lower triangle, mirrored."""
+def _triangle(a, UPLO: str = "L"):
+    """The symmetric matrix eigh reads from ``a``: its lower (or upper) triangle, mirrored."""
     n = a.shape[-1]
-    lower = np.tril(np.ones((n, n), dtype=bool))
-    strictly_lower = np.tril(np.ones((n, n), dtype=bool), -1)
-    return where(lower, a, 0.0) + _swapaxes(where(strictly_lower, a, 0.0), -1, -2)
+    k = -1 if UPLO == "L" else 1
+    part = np.tril if UPLO == "L" else np.triu
+    inside, strictly = part(np.ones((n, n), dtype=bool)), part(np.ones((n, n), dtype=bool), k)
+    return where(inside, a, 0.0) + _swapaxes(where(strictly, a, 0.0), -1, -2)
 
 
-def _in_eigenbasis(a, ta):
+def _uplo(UPLO: str) -> dict:
+    # Passed on only when it is "U", so kernels without the parameter serve "L".
+    return {} if UPLO == "L" else {"UPLO": UPLO}
+
+
+def _in_eigenbasis(a, ta, UPLO):
     """Vᵀ dA V for each seed, V the eigenvectors of ``a``."""
-    v = eigh_vectors(a)
-    return matmul(matmul(_swapaxes(v, -1, -2), _lower(ta)), v)
+    v = eigh_vectors(a, **_uplo(UPLO))
+    return matmul(matmul(_swapaxes(v, -1, -2), _triangle(ta, UPLO)), v)
 
 
-def _eigvalsh_jvp(primals, tangents, ans):
+def _eigvalsh_jvp(primals, tangents, ans, UPLO="L"):
     # dwᵢ = vᵢᵀ dA vᵢ
-    projected = _in_eigenbasis(primals[0], tangents[0])
+    projected = _in_eigenbasis(primals[0], tangents[0], UPLO)
     i = np.arange(projected.shape[-1])
     return getitem(projected, index=(Ellipsis, i, i))
 
 
-def _eigh_vectors_jvp(primals, tangents, ans):
+def _eigh_vectors_jvp(primals, tangents, ans, UPLO="L"):
     # dV = V (F ∘ Vᵀ dA V), F_ij = 1 / (w_j − w_i) off the diagonal, 0 on it
     a = primals[0]
-    w = eigvalsh(a)
+    w = eigvalsh(a, **_uplo(UPLO))
     off = ~np.eye(w.shape[-1], dtype=bool)
     gap = getitem(w, index=(Ellipsis, None, slice(None))) - getitem(
         w, index=(Ellipsis, slice(None), None))
     f = where(off, 1.0 / where(off, gap, 1.0), 0.0)
-    return matmul(ans, f * _in_eigenbasis(a, tangents[0]))
+    return matmul(ans, f * _in_eigenbasis(a, tangents[0], UPLO))
 
 
-eigvalsh = Primitive("eigvalsh", lambda a: np.linalg.eigh(a)[0], jvp=_eigvalsh_jvp)
-eigh_vectors = Primitive("eigh_vectors", lambda a: np.linalg.eigh(a)[1], jvp=_eigh_vectors_jvp)
+# NumPy's eigh(a, UPLO) itself, so values and eigenvector signs are NumPy's exactly.
+eigvalsh = Primitive("eigvalsh", lambda a, UPLO="L": np.linalg.eigh(a, UPLO)[0],
+                     jvp=_eigvalsh_jvp)
+eigh_vectors = Primitive("eigh_vectors", lambda a, UPLO="L": np.linalg.eigh(a, UPLO)[1],
+                         jvp=_eigh_vectors_jvp)
 
 _EighResult = type(np.linalg.eigh(np.eye(1)))
 
 
-def _lower_input(a, UPLO):
+def _check_uplo(UPLO):
     if UPLO not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
-    return a if UPLO == "L" else _swapaxes(a, -1, -2)  # the upper triangle, as lower
+    return _uplo(UPLO)
 
 
 @implements(np.linalg.eigvalsh)
 def _eigvalsh(a, UPLO="L"):
-    return eigvalsh(_lower_input(a, UPLO))
+    return eigvalsh(a, **_check_uplo(UPLO))
 
 
 @implements(np.linalg.eigh)
 def _eigh(a, UPLO="L"):
-    a = _lower_input(a, UPLO)
-    return _EighResult(eigvalsh(a), eigh_vectors(a))
+    uplo = _check_uplo(UPLO)
+    return _EighResult(eigvalsh(a, **uplo), eigh_vectors(a, **uplo))

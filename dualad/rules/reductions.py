@@ -234,8 +234,11 @@ def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=No
     ddof = ddof if correction is None else correction
     axes = normalize_axes(axis, len(shape_of(a)))
     a = _cast(a, dtype)
+    count = _count(shape_of(a), axes)
+    if count == 1:  # a - mean(a) is 0 whatever a is: a constant, derivative 0 (std too)
+        a = primal_value(a)
     centred = a - _mean(a, axes, keepdims=True)
-    return _sum(square(centred), axes, keepdims=keepdims) / (_count(shape_of(a), axes) - ddof)
+    return _sum(square(centred), axes, keepdims=keepdims) / (count - ddof)
 
 
 @implements(np.std)

@@ -37,10 +37,20 @@ _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _PI = math.pi
 
 
-def _over_x(f, x, at_zero: float):
-    """f(x)/x for an odd f with f(x)/x → ``at_zero`` (an even function, flat at 0)."""
-    zero = equal(x, 0)
-    return where(zero, at_zero, f(x) / where(zero, 1.0, x))
+# I1(x)/x = ½ Σₖ (x²/4)ᵏ / (k!(k+1)!), and J1(x)/x the same series in -x²/4: used for
+# |x| < 1, where the derivatives of f(x)/x cancel (nine terms leave < 1e-17 there).
+_BESSEL_OVER_X = [0.5 / (math.factorial(k) * math.factorial(k + 1) * 4 ** k) for k in range(9)]
+
+
+def _over_x(f, x, sign: float = 1.0):
+    """f(x)/x for f = I1 (``sign`` 1) or J1 (``sign`` -1), by its series near 0."""
+    near = greater(1.0, absolute(x))
+    u = sign * (x * x)
+    series = _BESSEL_OVER_X[-1]
+    for c in reversed(_BESSEL_OVER_X[:-1]):
+        series = series * u + c
+    xs = where(near, 1.0, x)
+    return where(near, series, f(xs) / xs)
 
 
 # ---------------------------------------------------------------------------
@@ -152,12 +162,13 @@ if sc is not None:
 
     # Bessel functions: derivatives by the recurrences, f(x)/x taken at 0 by its limit.
     i0 = elementwise(sc.i0, lambda ans, x: i1(x))
-    i1 = elementwise(sc.i1, lambda ans, x: i0(x) - _over_x(i1, x, 0.5))
+    i1 = elementwise(sc.i1, lambda ans, x: i0(x) - _over_x(i1, x))
     # i0e = exp(-|x|)·i0: at x = 0 the kink's midpoint is i1e(0) = 0.
     i0e = elementwise(sc.i0e, lambda ans, x: i1e(x) - sign(x) * ans)
-    i1e = elementwise(sc.i1e, lambda ans, x: i0e(x) - sign(x) * ans - _over_x(i1e, x, 0.5))
+    i1e = elementwise(sc.i1e, lambda ans, x: i0e(x) - sign(x) * ans
+                      - exp(-absolute(x)) * _over_x(i1, x))
     j0 = elementwise(sc.j0, lambda ans, x: -j1(x))
-    j1 = elementwise(sc.j1, lambda ans, x: j0(x) - _over_x(j1, x, 0.5))
+    j1 = elementwise(sc.j1, lambda ans, x: j0(x) - _over_x(j1, x, -1.0))
     y0 = elementwise(sc.y0, lambda ans, x: -y1(x))
     y1 = elementwise(sc.y1, lambda ans, x: y0(x) - y1(x) / x)
 
