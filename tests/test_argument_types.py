@@ -137,7 +137,7 @@ def check_call(spec: Spec, arrays: tuple, given_args: tuple, argnums: tuple, see
 
 
 @pytest.mark.parametrize("spec, shapes", CASES)
-@settings(max_examples=8)
+@settings(max_examples=5)
 @given(data=st.data())
 def test_arguments_of_every_type(spec, shapes, data):
     seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
