@@ -1,0 +1,229 @@
+"""scipy.stats called unchanged: norm, t, gamma, beta, poisson and multivariate_normal.
+
+The methods ``logpdf``/``pdf``/``cdf``/``logcdf``/``sf``/``logsf`` of continuous
+distributions (``logpmf``/``pmf``/... of discrete ones) are replaced on SciPy's base
+classes by dispatchers (see :mod:`dualad.rules.scipy_functions`); with a Dual among
+the arguments they evaluate the distribution's formula below on the standardized
+variable ``z = (x - loc) / scale``, so derivatives flow in ``x``, ``loc``, ``scale``
+and the shape parameters. The support and the parameter checks are SciPy's own
+(``_support_mask``, ``_argcheck``), decided on the values: outside the support the
+result is SciPy's constant (``-inf``, 0 or 1, derivative 0), for invalid parameters
+nan. Frozen distributions (``norm(0, 2).logpdf(x)``) call the same methods.
+
+Derivatives a formula cannot give raise a TypeError from the special function's rule
+(``t.cdf`` in ``df``: JAX has no ``t.cdf`` at all). A discrete distribution's
+argument ``k`` is a point of the lattice: its derivative is 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..dual import as_operand, primal_value
+from ..primitive import FUNCTION_HANDLERS
+from .elementwise import exp, log, where
+from .scipy_functions import _scipy, scipy_rule, solve_triangular
+
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def _sc():
+    return _scipy("scipy.special")
+
+
+# Each distribution: method -> formula in (z, *shape parameters); logpdf also gives
+# pdf = exp(logpdf) (logpmf, pmf for discrete ones). log of cdf/sf where SciPy takes it.
+_CONTINUOUS = {
+    "norm": {
+        "logpdf": lambda z: -0.5 * (z * z) - _LOG_SQRT_2PI,
+        "cdf": lambda z: _sc().ndtr(z),
+        "logcdf": lambda z: _sc().log_ndtr(z),
+        "sf": lambda z: _sc().ndtr(-z),
+        "logsf": lambda z: _sc().log_ndtr(-z),
+    },
+    "t": {
+        "logpdf": lambda z, df: (_sc().gammaln(0.5 * (df + 1.0)) - _sc().gammaln(0.5 * df)
+                                 - 0.5 * log(df * math.pi)
+                                 - 0.5 * (df + 1.0) * np.log1p(z * z / df)),
+        "cdf": lambda z, df: _sc().stdtr(df, z),
+        "sf": lambda z, df: _sc().stdtr(df, -z),
+    },
+    "gamma": {
+        "logpdf": lambda z, a: _sc().xlogy(a - 1.0, z) - z - _sc().gammaln(a),
+        "cdf": lambda z, a: _sc().gammainc(a, z),
+        "sf": lambda z, a: _sc().gammaincc(a, z),
+    },
+    "beta": {
+        "logpdf": lambda z, a, b: (_sc().xlog1py(b - 1.0, -z) + _sc().xlogy(a - 1.0, z)
+                                   - _sc().betaln(a, b)),
+        "cdf": lambda z, a, b: _sc().betainc(a, b, z),
+        "sf": lambda z, a, b: _sc().betaincc(a, b, z),
+    },
+}
+
+_DISCRETE = {
+    "poisson": {
+        "logpmf": lambda k, mu: _sc().xlogy(k, mu) - _sc().gammaln(k + 1.0) - mu,
+        "cdf": lambda k, mu: _sc().pdtr(k, mu),
+        "sf": lambda k, mu: _sc().pdtrc(k, mu),
+    },
+}
+
+SUPPORTED = sorted(_CONTINUOUS) + sorted(_DISCRETE) + ["multivariate_normal"]
+
+
+def _formula(dist, method: str, table: dict):
+    formulas = table.get(dist.name)
+    if formulas is None:
+        raise TypeError(
+            f"scipy.stats.{dist.name}.{method} has no dualad rule, so it cannot be applied "
+            f"to a Dual; dualad differentiates the distributions {', '.join(SUPPORTED)}. "
+            "Write the density with scipy.special and NumPy functions instead.")
+    log_of = method.removeprefix("log")
+    if method in formulas:
+        return formulas[method]
+    if method.startswith("log") and log_of in formulas:
+        return lambda *a: log(formulas[log_of](*a))
+    return lambda *a: exp(formulas["log" + method](*a))
+
+
+def _inside_point(lo, hi):
+    """A point of each support [lo, hi], where formulas are evaluated off the support."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi),
+                        np.where(np.isfinite(lo), lo + 1.0, np.where(np.isfinite(hi), hi - 1.0,
+                                                                      0.0)))
+
+
+def _outside(method: str, below) -> np.ndarray:
+    """SciPy's value off the support: below it (``below`` True) or above it."""
+    return {
+        "logpdf": np.where(below, -np.inf, -np.inf), "pdf": np.where(below, 0.0, 0.0),
+        "logpmf": np.where(below, -np.inf, -np.inf), "pmf": np.where(below, 0.0, 0.0),
+        "cdf": np.where(below, 0.0, 1.0), "logcdf": np.where(below, -np.inf, 0.0),
+        "sf": np.where(below, 1.0, 0.0), "logsf": np.where(below, 0.0, -np.inf),
+    }[method]
+
+
+def _continuous(method: str):
+    def implementation(self, x, *args, **kwds):
+        formula = _formula(self, method, _CONTINUOUS)
+        shape, loc, scale = self._parse_args(*args, **kwds)
+        shape = tuple(as_operand(s) for s in shape)
+        z = (as_operand(x) - as_operand(loc)) / as_operand(scale)
+        values = [np.asarray(primal_value(s)) for s in shape]
+        zv = np.asarray(primal_value(z))
+        good = self._argcheck(*values) & (np.asarray(primal_value(scale)) > 0) & ~np.isnan(zv)
+        lo, hi = self._get_support(*values)
+        inside = good & self._support_mask(zv, *values)
+        if method in ("cdf", "logcdf", "sf", "logsf"):  # ends of the support are exact too
+            inside = inside & (zv > lo) & (zv < hi)
+        z = where(inside, z, _inside_point(np.asarray(lo, float), np.asarray(hi, float)))
+        if not good.all():  # parameters SciPy refuses (nan below): evaluated at 1 instead
+            shape = tuple(where(good, s, 1.0) for s in shape)
+        with np.errstate(all="ignore"):
+            out = formula(z, *shape)
+            if method == "logpdf":
+                out = out - log(scale)
+            elif method == "pdf":
+                out = out / scale
+        out = where(inside, out, _outside(method, zv <= lo))
+        return where(good, out, np.nan)
+
+    implementation.__name__ = method
+    return implementation
+
+
+def _discrete(method: str):
+    def implementation(self, k, *args, **kwds):
+        formula = _formula(self, method, _DISCRETE)
+        shape, loc, _ = self._parse_args(*args, **kwds)
+        shape = tuple(as_operand(s) for s in shape)
+        values = [np.asarray(primal_value(s)) for s in shape]
+        # k is a point of the lattice: a constant (its derivative is 0).
+        k = np.asarray(primal_value(as_operand(k)), float) - np.asarray(primal_value(loc))
+        good = self._argcheck(*values) & ~np.isnan(k)
+        lo, hi = self._get_support(*values)
+        if method in ("logpmf", "pmf"):
+            inside = good & (k >= lo) & (k <= hi) & (np.floor(k) == k)
+            below = k < lo
+        else:
+            k = np.floor(k)
+            inside = good & (k >= lo) & (k < hi)
+            below = k < lo
+        k = np.where(inside, k, np.where(np.isfinite(lo), lo, 0.0))
+        with np.errstate(all="ignore"):
+            out = formula(k, *shape)
+        out = where(inside, out, _outside(method, below))
+        return where(good, out, np.nan)
+
+    implementation.__name__ = method
+    return implementation
+
+
+_INFRASTRUCTURE = "scipy.stats._distn_infrastructure"
+for _method in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
+    scipy_rule(_INFRASTRUCTURE, f"rv_continuous.{_method}")(_continuous(_method))
+for _method in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"):
+    scipy_rule(_INFRASTRUCTURE, f"rv_discrete.{_method}")(_discrete(_method))
+
+
+# ---------------------------------------------------------------------------
+# multivariate_normal: -½ (d log 2π + log det Σ + |L⁻¹(x - μ)|²), Σ = L Lᵀ
+# ---------------------------------------------------------------------------
+
+
+def _mvn_logpdf(self, x, mean=None, cov=1, allow_singular=False):
+    if type(cov).__name__ == "Covariance" or type(cov).__module__.endswith("_covariance"):
+        raise TypeError("multivariate_normal with a Covariance object is not supported on "
+                        "Duals; give the covariance matrix")
+    cov = as_operand(cov)
+    cov_ndim = np.ndim(primal_value(cov))
+    if mean is None:
+        dim = 1 if cov_ndim == 0 else np.shape(primal_value(cov))[0]
+        mean = np.zeros(dim)
+    mean = as_operand(mean)
+    dim = int(np.size(primal_value(mean)))
+    mean = np.reshape(mean, (dim,))
+    if cov_ndim == 0:
+        cov = cov * np.eye(dim)
+    elif cov_ndim == 1:
+        cov = cov * np.eye(dim)  # the diagonal given as a vector
+    x = as_operand(x)
+    x_ndim = np.ndim(primal_value(x))
+    if x_ndim == 0:
+        x = np.reshape(x, (1, 1))
+    elif x_ndim == 1:
+        x = np.reshape(x, (-1, 1) if dim == 1 else (1, dim))
+    try:
+        chol = np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        raise ValueError("multivariate_normal on Duals needs a positive definite covariance "
+                         "matrix (allow_singular=True is not supported there)") from None
+    dev = x - mean
+    z = solve_triangular(chol, np.swapaxes(dev, -1, -2), trans=0, lower=True,
+                         unit_diagonal=False)
+    maha = np.sum(z * z, axis=-2)
+    log_det = 2.0 * np.sum(log(np.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
+    out = -0.5 * (dim * 2.0 * _LOG_SQRT_2PI + log_det + maha)
+    return np.squeeze(out)
+
+
+def _mvn_pdf(self, x, mean=None, cov=1, allow_singular=False):
+    return exp(_mvn_logpdf(self, x, mean, cov, allow_singular))
+
+
+scipy_rule("scipy.stats._multivariate", "multivariate_normal_gen.logpdf")(_mvn_logpdf)
+scipy_rule("scipy.stats._multivariate", "multivariate_normal_gen.pdf")(_mvn_pdf)
+
+
+def _register_distributions(module) -> None:
+    """Record the distributions in FUNCTION_HANDLERS (the registry), as freezing them."""
+    for name in SUPPORTED:
+        dist = getattr(module, name)
+        FUNCTION_HANDLERS[dist] = dist
+
+
+scipy_rule("scipy.stats", "")(_register_distributions)
