@@ -5,9 +5,9 @@ distributions (``logpmf``/``pmf``/... of discrete ones) are replaced on SciPy's 
 classes by dispatchers (see :mod:`dualad.rules.scipy_functions`); with a Dual among
 the arguments they evaluate the distribution's formula below on the standardized
 variable ``z = (x - loc) / scale``, so derivatives flow in ``x``, ``loc``, ``scale``
-and the shape parameters. The support and the parameter checks are SciPy's own
-(``_support_mask``, ``_argcheck``), decided on the values: outside the support the
-result is SciPy's constant (``-inf``, 0 or 1, derivative 0), for invalid parameters
+and the shape parameters. The support is SciPy's own (``_support_mask``), the
+parameter checks those of ``_argcheck``, both decided on the values: outside the support
+the result is SciPy's constant (``-inf``, 0 or 1, derivative 0), for invalid parameters
 nan. Frozen distributions (``norm(0, 2).logpdf(x)``) call the same methods.
 
 Derivatives a formula cannot give raise a TypeError from the special function's rule
@@ -23,14 +23,17 @@ import numpy as np
 
 from ..dual import as_operand, primal_value
 from ..primitive import FUNCTION_HANDLERS
-from .elementwise import exp, log, where
-from .scipy_functions import _scipy, scipy_rule, solve_triangular
+from .elementwise import (equal, exp, floor, greater, greater_equal, less, less_equal, log,
+                          log1p, where)
+from .scipy_functions import scipy_rule, solve_triangular
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 def _sc():
-    return _scipy("scipy.special")
+    """dualad's scipy.special primitives (they run on JAX arrays too, unlike SciPy's)."""
+    from . import special
+    return special
 
 
 # Each distribution: method -> formula in (z, *shape parameters); logpdf also gives
@@ -46,7 +49,7 @@ _CONTINUOUS = {
     "t": {
         "logpdf": lambda z, df: (_sc().gammaln(0.5 * (df + 1.0)) - _sc().gammaln(0.5 * df)
                                  - 0.5 * log(df * math.pi)
-                                 - 0.5 * (df + 1.0) * np.log1p(z * z / df)),
+                                 - 0.5 * (df + 1.0) * log1p(z * z / df)),
         "cdf": lambda z, df: _sc().stdtr(df, z),
         "sf": lambda z, df: _sc().stdtr(df, -z),
     },
@@ -70,6 +73,15 @@ _DISCRETE = {
         "sf": lambda k, mu: _sc().pdtrc(k, mu),
     },
 }
+
+def _argcheck(dist, values) -> object:
+    """SciPy's parameter check of ``dist`` (written with primitives: SciPy's generic one
+    converts with np.asarray): shape parameters positive, Poisson's mean nonnegative."""
+    good = True
+    for v in values:
+        good = good & (greater_equal(v, 0.0) if dist.name == "poisson" else greater(v, 0.0))
+    return good
+
 
 SUPPORTED = sorted(_CONTINUOUS) + sorted(_DISCRETE) + ["multivariate_normal"]
 
@@ -97,14 +109,14 @@ def _inside_point(lo, hi):
                                                                       0.0)))
 
 
-def _outside(method: str, below) -> np.ndarray:
-    """SciPy's value off the support: below it (``below`` True) or above it."""
-    return {
-        "logpdf": np.where(below, -np.inf, -np.inf), "pdf": np.where(below, 0.0, 0.0),
-        "logpmf": np.where(below, -np.inf, -np.inf), "pmf": np.where(below, 0.0, 0.0),
-        "cdf": np.where(below, 0.0, 1.0), "logcdf": np.where(below, -np.inf, 0.0),
-        "sf": np.where(below, 1.0, 0.0), "logsf": np.where(below, 0.0, -np.inf),
-    }[method]
+_OUTSIDE = {  # SciPy's value off the support: (below it, above it)
+    "logpdf": (-np.inf, -np.inf), "pdf": (0.0, 0.0), "logpmf": (-np.inf, -np.inf),
+    "pmf": (0.0, 0.0), "cdf": (0.0, 1.0), "logcdf": (-np.inf, 0.0), "sf": (1.0, 0.0),
+    "logsf": (0.0, -np.inf),
+}
+
+# The masks are computed on values with primitives (comparisons, floor, where), so
+# that they run on JAX tracers under dualad_gpu as well as on NumPy arrays.
 
 
 def _continuous(method: str):
@@ -113,23 +125,23 @@ def _continuous(method: str):
         shape, loc, scale = self._parse_args(*args, **kwds)
         shape = tuple(as_operand(s) for s in shape)
         z = (as_operand(x) - as_operand(loc)) / as_operand(scale)
-        values = [np.asarray(primal_value(s)) for s in shape]
-        zv = np.asarray(primal_value(z))
-        good = self._argcheck(*values) & (np.asarray(primal_value(scale)) > 0) & ~np.isnan(zv)
+        values = [primal_value(s) for s in shape]
+        zv = primal_value(z)
+        good = (_argcheck(self, values) & greater(primal_value(scale), 0.0)) & equal(zv, zv)
         lo, hi = self._get_support(*values)
         inside = good & self._support_mask(zv, *values)
-        if method in ("cdf", "logcdf", "sf", "logsf"):  # ends of the support are exact too
-            inside = inside & (zv > lo) & (zv < hi)
+        if method in ("cdf", "logcdf", "sf", "logsf"):  # the ends of the support are exact
+            inside = inside & less(lo, zv) & less(zv, hi)
         z = where(inside, z, _inside_point(np.asarray(lo, float), np.asarray(hi, float)))
-        if not good.all():  # parameters SciPy refuses (nan below): evaluated at 1 instead
-            shape = tuple(where(good, s, 1.0) for s in shape)
+        shape = tuple(where(good, s, 1.0) for s in shape)  # refused parameters: nan below
         with np.errstate(all="ignore"):
             out = formula(z, *shape)
             if method == "logpdf":
                 out = out - log(scale)
             elif method == "pdf":
                 out = out / scale
-        out = where(inside, out, _outside(method, zv <= lo))
+        below, above = _OUTSIDE[method]
+        out = where(inside, out, where(less_equal(zv, lo), below, above))
         return where(good, out, np.nan)
 
     implementation.__name__ = method
@@ -141,22 +153,23 @@ def _discrete(method: str):
         formula = _formula(self, method, _DISCRETE)
         shape, loc, _ = self._parse_args(*args, **kwds)
         shape = tuple(as_operand(s) for s in shape)
-        values = [np.asarray(primal_value(s)) for s in shape]
+        values = [primal_value(s) for s in shape]
         # k is a point of the lattice: a constant (its derivative is 0).
-        k = np.asarray(primal_value(as_operand(k)), float) - np.asarray(primal_value(loc))
-        good = self._argcheck(*values) & ~np.isnan(k)
+        k = primal_value(as_operand(k)) - primal_value(as_operand(loc)) + 0.0
+        good = _argcheck(self, values) & equal(k, k)
         lo, hi = self._get_support(*values)
         if method in ("logpmf", "pmf"):
-            inside = good & (k >= lo) & (k <= hi) & (np.floor(k) == k)
-            below = k < lo
+            inside = good & less_equal(lo, k) & less_equal(k, hi) & equal(floor(k), k)
         else:
-            k = np.floor(k)
-            inside = good & (k >= lo) & (k < hi)
-            below = k < lo
-        k = np.where(inside, k, np.where(np.isfinite(lo), lo, 0.0))
+            k = floor(k)
+            inside = good & less_equal(lo, k) & less(k, hi)
+        below_support = less(k, lo)
+        k = where(inside, k, lo if np.isfinite(lo) else 0.0)
+        shape = tuple(where(good, s, 1.0) for s in shape)
         with np.errstate(all="ignore"):
             out = formula(k, *shape)
-        out = where(inside, out, _outside(method, below))
+        below, above = _OUTSIDE[method]
+        out = where(inside, out, where(below_support, below, above))
         return where(good, out, np.nan)
 
     implementation.__name__ = method

@@ -7,10 +7,19 @@ function is a primitive too (``digamma' = polygamma(1, x)``, ``i0' = i1``), so
 every row can be differentiated again. scipy is optional: without it only
 ``sinc`` and the softmax family are declared.
 
-``scipy.special.polygamma``, ``logsumexp``, ``softmax`` and ``log_softmax`` are
-Python functions that convert their arguments with ``np.asarray``, so NumPy's
-protocols never hand them a Dual; call ``dualad.ops.polygamma``,
-``dualad.ops.logsumexp``, ... instead (registered as their dualad equivalents).
+``scipy.special.polygamma``, ``logsumexp``, ``softmax``, ``log_softmax`` and
+``multigammaln`` are Python functions that convert their arguments with
+``np.asarray``, so NumPy's protocols never hand them a Dual: dualad installs
+dispatchers for them in ``scipy.special`` (:mod:`dualad.rules.scipy_functions`),
+which call the implementations here when an argument is a Dual.
+
+Some partials have no closed form (gammainc in ``a``, betainc in ``a`` and ``b``,
+the Bessel functions in their order ``v``, stdtr in ``df``): those raise a TypeError
+when that argument carries a derivative (``_no_partial``). JAX differentiates
+betainc, iv, jv, kv and stdtr in none of them either (it has no iv, jv, kv or
+stdtr at all), but it does differentiate gammainc and gammaincc in ``a``: that one
+is missing here. Where JAX has no kernel (betaincc, stdtr, rgamma and the Bessel
+functions of any order), dualad_gpu calls SciPy's on the host (jax.pure_callback).
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ import numpy as np
 from ..dual import primal_value
 from ..primitive import Over, Primitive, register_function
 from .elementwise import (absolute, broadcast_shape_rule, cos, elementwise, equal, exp,
-                          greater, log, log1p, safe_divide, sign, where)
+                          floor, greater, log, log1p, safe_divide, sign, where)
 from .reductions import amax, normalize_axes, sum_
 from .shape import reshape, shape_of
 
@@ -126,6 +135,36 @@ def log_softmax(x, axis=None):
 # scipy.special ufuncs
 # ---------------------------------------------------------------------------
 
+
+def _no_partial(name: str, argument: str):
+    """The partial of an argument no closed form differentiates (an order, a shape
+    parameter): evaluated only when that argument carries a derivative, it raises."""
+
+    def partial(ans, *args):
+        raise TypeError(
+            f"scipy.special.{name} is differentiated in its last argument only, not in "
+            f"{argument!r}: dualad has no rule for that derivative. Pass {argument} as a "
+            "constant (dualad.primal_value) or differentiate it by finite differences.")
+
+    return partial
+
+
+def _host_kernel(ufunc):
+    """A JAX kernel for a scipy.special ufunc that JAX lacks: SciPy's own, called
+    from the compiled program (jax.pure_callback, on the host)."""
+
+    def kernel(*args):
+        import jax
+        import jax.numpy as jnp
+        args = [jnp.asarray(a) for a in args]
+        dtype = jnp.result_type(*args, jnp.float32)
+        out = jax.ShapeDtypeStruct(jnp.broadcast_shapes(*(a.shape for a in args)), dtype)
+        return jax.pure_callback(lambda *a: np.asarray(ufunc(*a), dtype), out, *args,
+                                 vmap_method="broadcast_all")
+
+    return kernel
+
+
 if sc is not None:
     # Error function and normal distribution
     erf = elementwise(sc.erf, lambda ans, x: _TWO_OVER_SQRT_PI * exp(-(x * x)))
@@ -172,6 +211,61 @@ if sc is not None:
     y0 = elementwise(sc.y0, lambda ans, x: -y1(x))
     y1 = elementwise(sc.y1, lambda ans, x: y0(x) - y1(x) / x)
 
+    # Incomplete gamma and beta functions, their distributions (t, Poisson), Bessel
+    # functions of any order, erfcinv and rgamma. Orders and shape parameters that no
+    # closed form differentiates get a partial that raises (_no_partial).
+    def _gamma_density(a, x):  # x^(a-1) e^(-x) / Γ(a), the derivative of gammainc in x
+        return exp(xlogy(a - 1.0, x) - x - gammaln(a))
+
+    def _beta_density(a, b, x):  # the derivative of betainc in x
+        return exp(xlogy(a - 1.0, x) + xlog1py(b - 1.0, -x) - betaln(a, b))
+
+    def _poisson_pmf(k, m):  # the derivative of pdtrc in m (pdtr floors k)
+        k = floor(primal_value(k))
+        return exp(xlogy(k, m) - m - gammaln(k + 1.0))
+
+    def _t_density(df, t):  # the derivative of stdtr in t
+        return exp(gammaln(0.5 * (df + 1.0)) - gammaln(0.5 * df) - 0.5 * log(df * _PI)
+                   - 0.5 * (df + 1.0) * log1p(t * t / df))
+
+    gammainc = elementwise(sc.gammainc, _no_partial("gammainc", "a"),
+                           lambda ans, a, x: _gamma_density(a, x))
+    gammaincc = elementwise(sc.gammaincc, _no_partial("gammaincc", "a"),
+                            lambda ans, a, x: -_gamma_density(a, x))
+    betainc = elementwise(sc.betainc, _no_partial("betainc", "a"),
+                          _no_partial("betainc", "b"),
+                          lambda ans, a, b, x: _beta_density(a, b, x))
+    betaincc = elementwise(sc.betaincc, _no_partial("betaincc", "a"),
+                           _no_partial("betaincc", "b"),
+                           lambda ans, a, b, x: -_beta_density(a, b, x))
+    stdtr = elementwise(sc.stdtr, _no_partial("stdtr", "df"),
+                        lambda ans, df, t: _t_density(df, t))
+    # pdtr(k, m) = Σ_{j ≤ k} Poisson pmf: a step function of k (derivative 0).
+    pdtr = elementwise(sc.pdtr, None, lambda ans, k, m: -_poisson_pmf(k, m))
+    pdtrc = elementwise(sc.pdtrc, None, lambda ans, k, m: _poisson_pmf(k, m))
+    # erfc(ans) = y, so dy = -2/√π exp(-ans²) d ans.
+    erfcinv = elementwise(sc.erfcinv, lambda ans, y: -_SQRT_PI_OVER_TWO * exp(ans * ans))
+    # rgamma = 1/Γ: -ψ(x)/Γ(x) (nan at the poles of Γ, x = 0, -1, ..., where rgamma = 0).
+    rgamma = elementwise(sc.rgamma, lambda ans, x: -ans * digamma(x))
+    iv = elementwise(sc.iv, _no_partial("iv", "v"),
+                     lambda ans, v, x: 0.5 * (iv(v - 1.0, x) + iv(v + 1.0, x)))
+    # ive = iv·exp(-|x|)
+    ive = elementwise(sc.ive, _no_partial("ive", "v"),
+                      lambda ans, v, x: 0.5 * (ive(v - 1.0, x) + ive(v + 1.0, x))
+                      - sign(x) * ans)
+    jv = elementwise(sc.jv, _no_partial("jv", "v"),
+                     lambda ans, v, x: 0.5 * (jv(v - 1.0, x) - jv(v + 1.0, x)))
+    kv = elementwise(sc.kv, _no_partial("kv", "v"),
+                     lambda ans, v, x: -0.5 * (kv(v - 1.0, x) + kv(v + 1.0, x)))
+    for _prim in (betaincc, stdtr, rgamma, iv, ive, jv, kv):  # JAX has none of these
+        _prim.kernels["jax"] = _host_kernel(_prim.kernels["numpy"])
+    erfcinv.kernels["jax"] = lambda y: (-__import__("jax").scipy.special.ndtri(0.5 * y)
+                                        / math.sqrt(2.0))
+    pdtr.kernels["jax"] = lambda k, m: __import__("jax").scipy.special.gammaincc(
+        __import__("jax").numpy.floor(k) + 1.0, m)
+    pdtrc.kernels["jax"] = lambda k, m: __import__("jax").scipy.special.gammainc(
+        __import__("jax").numpy.floor(k) + 1.0, m)
+
     register_function(np.i0, i0)
     # Recorded as the dualad equivalents of these scipy functions, which convert
     # their arguments with np.asarray and so never reach a Dual themselves.
@@ -180,7 +274,7 @@ if sc is not None:
     register_function(sc.softmax, softmax)
     register_function(sc.log_softmax, log_softmax)
 
-_IMPORTED = ("absolute", "cos", "equal", "exp", "greater", "log", "log1p", "sign", "where",
+_IMPORTED = ("absolute", "cos", "equal", "exp", "floor", "greater", "log", "log1p", "sign", "where",
              "amax", "sum_", "reshape")
 __all__ = [name for name, value in list(globals().items())
            if isinstance(value, Primitive) and not name.startswith("_") and name not in _IMPORTED]
