@@ -730,20 +730,32 @@ VIEW_FUNCTIONS = frozenset({np.reshape, np.ravel, np.transpose, np.permute_dims,
 
 def _converting_caller() -> tuple[str, bool] | None:
     """The NumPy or SciPy function the user called that converts a Dual to an
-    array (scipy.linalg.expm, np.random.normal, ...), if any: the outermost of
-    the NumPy/SciPy frames right above ``__array__``. Its name, and whether it
-    has a dualad rule (then it met an object array of Duals)."""
-    frame, found = sys._getframe(2), None
+    array (scipy.linalg.logm, np.polynomial.Polynomial.__call__, ...), if any: the
+    outermost of the NumPy/SciPy frames right above ``__array__`` that is a
+    module's function or a class's method (decorators' inner wrappers skipped).
+    Its name, and whether it has a dualad rule (then it met an object array)."""
+    frame, frames = sys._getframe(2), []
     while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in (
             "numpy", "scipy"):
-        found, frame = frame, frame.f_back
-    if found is None:
-        return None
-    func = found.f_globals.get(found.f_code.co_name)
-    code = getattr(getattr(func, "_implementation", func), "__code__", None)
-    if code is found.f_code:
-        return qualified_name(func), func in FUNCTION_HANDLERS
-    return f"{found.f_globals['__name__']}.{found.f_code.co_qualname}", False
+        frames.append(frame)
+        frame = frame.f_back
+    for found in reversed(frames):  # outermost first
+        code = found.f_code
+        if "<locals>" in code.co_qualname:  # a decorator's wrapper: the function it wraps
+            for name in code.co_freevars:
+                wrapped = found.f_locals.get(name)
+                if callable(wrapped) and "<locals>" not in getattr(wrapped, "__qualname__",
+                                                                    "<locals>"):
+                    return qualified_name(wrapped), False
+            continue
+        owner = found.f_globals.get(code.co_qualname.split(".")[0])
+        if owner is None:
+            continue
+        if code.co_qualname != code.co_name:  # a method
+            return f"{found.f_globals['__name__']}.{code.co_qualname}", False
+        return qualified_name(owner), owner in FUNCTION_HANDLERS and hasattr(
+            owner, "_implementation")
+    return None
 
 
 def as_operand(x: Any) -> Any:
@@ -817,8 +829,10 @@ _ARRAY_PARAMETERS = frozenset({
     "a", "b", "x", "y", "x1", "x2", "v", "m", "A", "B", "arr", "ary", "array", "a1", "a2",
     "condition", "a_min", "a_max", "min", "max", "mean", "prototype", "xp", "fp",
     "weights", "c", "p", "q", "values", "u"})
-_ARRAY_SEQUENCE_PARAMETERS = frozenset({"arrays", "tup", "arys", "operands", "condlist",
-                                        "choicelist", "xi"})
+_ARRAY_SEQUENCE_PARAMETERS = frozenset({"arrays", "tup", "condlist", "choicelist", "xi"})
+# Variadic parameters that take one array per argument (np.einsum's *operands mixes
+# arrays with subscript lists: its rule reads them itself).
+_VARIADIC_ARRAY_PARAMETERS = frozenset({"arys"})
 _PARAMETER_NAMES: dict[Callable, tuple[tuple[str, ...], str | None]] = {}
 
 
@@ -836,7 +850,8 @@ def _array_arguments(func: Callable, args: tuple, kwargs: dict) -> tuple[tuple, 
         var = next((p.name for p in parameters if p.kind == p.VAR_POSITIONAL), None)
         names = _PARAMETER_NAMES[func] = (positional, var)
     positional, var = names
-    args = tuple(_array_argument(positional[i] if i < len(positional) else var, a)
+    args = tuple(_array_argument(positional[i], a) if i < len(positional)
+                 else as_operand(a) if var in _VARIADIC_ARRAY_PARAMETERS else a
                  for i, a in enumerate(args))
     kwargs = {k: _array_argument(k, v) for k, v in kwargs.items()}
     return args, kwargs

@@ -1,0 +1,34 @@
+"""The coverage table in the docs is the one the code gives (docs/data/coverage.json)."""
+
+import json
+
+import pytest
+
+pytest.importorskip("jax")
+pytest.importorskip("scipy")
+
+import coverage_table  # noqa: E402
+
+
+def test_the_docs_coverage_table_matches_the_code():
+    computed = coverage_table.compute()
+    stored = json.loads(coverage_table.OUTPUT.read_text())
+    changed = sorted(f"{module}.{name}: docs say {stored.get(module, {}).get(name)}, "
+                     f"the code gives {entry}"
+                     for module, entries in computed.items()
+                     for name, entry in entries.items()
+                     if stored.get(module, {}).get(name) != entry)
+    gone = sorted(f"{module}.{name}" for module, entries in stored.items()
+                  for name in entries if name not in computed.get(module, {}))
+    assert not changed and not gone, (
+        "docs/data/coverage.json is out of date; rewrite it with "
+        "`python tests/coverage_table.py`:\n" + "\n".join(changed[:40] + gone[:40]))
+
+
+def test_the_table_counts_what_it_says():
+    table = coverage_table.compute()
+    numpy = table["numpy"]
+    assert numpy["sin"] == {"dualad": "rule", "jax": True, "tested": True,
+                            "jax_checked": numpy["sin"]["jax_checked"], "dualad_gpu": True}
+    assert numpy["argmax"]["dualad"] == "value"
+    assert table["numpy.fft"]["fft"]["dualad"] == "none"  # complex numbers: not yet
