@@ -176,9 +176,9 @@ def test_writing_a_dual_into_an_ndarray_refuses():
 def test_unregistered_function_names_itself_and_the_fix():
     x = d([1.0, 2.0])
     with pytest.raises(TypeError) as info:
-        np.interp(x, [0.0, 3.0], [0.0, 1.0])
+        np.unwrap(x)
     message = str(info.value)
-    assert "numpy.interp" in message and "register_function" in message
+    assert "numpy.unwrap" in message and "register_function" in message
 
 
 def test_unregistered_ufunc_names_itself():
