@@ -23,6 +23,13 @@ from typing import Any
 import numpy as np
 
 Shape = tuple[int, ...]
+
+
+def _jnp():
+    """jax.numpy, imported when a row's JAX counterpart runs (JAX is a test dependency)."""
+    import jax.numpy
+
+    return jax.numpy
 # A domain is (lo, hi) for uniform draws, or a function (rng, shape) -> array.
 Domain = tuple[float, float] | Callable[[np.random.Generator, Shape], np.ndarray]
 
@@ -339,6 +346,12 @@ PRODUCTS = [
     Spec("einsum", lambda a, b: np.einsum("ij,jk", a, b), (((2, 3), (3, 4)),),
          variant="implicit ij,jk"),
     Spec("einsum", lambda a: np.einsum("ii", a), (((3, 3),),), variant="trace ii"),
+    Spec("einsum", lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [0, 2]),
+         (((2, 3), (3, 4)),), variant="sublists",
+         jax=lambda a, b: _jnp().einsum(a, [0, 1], b, [1, 2], [0, 2])),
+    Spec("einsum", lambda a, b: np.einsum(a, [Ellipsis, 0], b, [0]),
+         (((2, 3), (3,)), ((3,), (3,))), variant="sublists ...",
+         jax=lambda a, b: _jnp().einsum(a, [Ellipsis, 0], b, [0])),
     Spec("einsum", lambda a: np.einsum("ii->i", a), (((3, 3),),), variant="diag ii->i"),
     Spec("einsum", lambda a: np.einsum("ijk->kj", a), ARRAY3, variant="ijk->kj"),
     Spec("einsum", lambda a: np.einsum("ba", a), ARRAY2, variant="implicit transpose"),

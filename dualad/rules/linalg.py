@@ -214,13 +214,32 @@ einsum = Primitive("einsum",
 
 
 @implements(np.einsum)
-def _einsum(subscripts, *operands, out=None, optimize=True, **kwargs):
-    if not isinstance(subscripts, str) or out is not None or kwargs:
-        raise TypeError("np.einsum on Duals takes a subscripts string and operands only "
-                        "(no interleaved sublists, out= or dtype=)")
+def _einsum(*args, out=None, optimize=True, **kwargs):
+    if out is not None or kwargs:
+        raise TypeError("np.einsum on Duals takes subscripts and operands only (no out= or "
+                        "dtype=): out= would drop the derivative")
+    if isinstance(args[0], str):
+        subscripts, operands = args[0], args[1:]
+    else:
+        subscripts, operands = _sublist_subscripts(args)
     # NumPy reads lists, tuples and Python numbers given as operands as arrays
     operands = [x if hasattr(x, "shape") else np.asarray(x) for x in operands]
     return einsum(*operands, subscripts=subscripts)
+
+
+def _sublist_subscripts(args: tuple) -> tuple[str, tuple]:
+    """``np.einsum(a, [0, 1], b, [1, 2], [0, 2])`` (the sublist form) as the
+    subscripts string ``"ab,bc->ac"`` and the operands."""
+    def letters(sublist):
+        return "".join("..." if s is Ellipsis else _LETTERS[int(s)] for s in sublist)
+
+    pairs = len(args) // 2
+    inputs = ",".join(letters(args[2 * k + 1]) for k in range(pairs))
+    output = "->" + letters(args[-1]) if len(args) % 2 else ""
+    return inputs + output, tuple(args[2 * k] for k in range(pairs))
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # NumPy's sublist labels
 
 
 # ---------------------------------------------------------------------------
