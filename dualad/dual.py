@@ -494,6 +494,13 @@ class Dual(Boxed):
     def __round__(self, ndigits: int = 0):
         return np.round(primal_value(self), ndigits)
 
+    def __array_namespace__(self, *, api_version: str | None = None):
+        """The array namespace SciPy's array-API dispatch asks for (``SCIPY_ARRAY_API=1``):
+        NumPy's functions, which reach the rule table through ``__array_function__``, and
+        ``special``, the ``scipy.special`` ufuncs (see docs/scipy-functions.md)."""
+        from .rules.scipy_functions import array_namespace
+        return array_namespace()
+
 
 def _ndarray_method(func: Callable) -> Callable:
     """A Dual method that does what ``func(self, ...)`` does."""

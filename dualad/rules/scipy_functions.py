@@ -24,12 +24,14 @@ from __future__ import annotations
 import importlib
 import math
 import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..dual import _holds_box, align_tangent, as_operand, primal_value
+from ..dual import align_tangent, as_operand, primal_value
+from ..operands import holds_box as _holds_box
 from ..primitive import Boxed, Primitive, register_function
 from .elementwise import where
 from .linalg import matmul
@@ -78,8 +80,8 @@ def _dispatcher(original: Callable, implementation: Callable, method: bool) -> C
             return original(*args, **kwargs)
     for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
         setattr(dispatch, attr, getattr(original, attr, None))
-    dispatch.__wrapped__ = original
     dispatch.__dict__.update(getattr(original, "__dict__", {}))
+    dispatch.__wrapped__ = original
     return dispatch
 
 
@@ -159,6 +161,35 @@ def _scipy(module: str) -> Any:
     return importlib.import_module(module)
 
 
+class _ArrayNamespace(types.ModuleType):
+    """What ``Dual.__array_namespace__`` returns, for SciPy's array-API dispatch
+    (``SCIPY_ARRAY_API=1``): NumPy's namespace (NumPy 2 has the array API's names; its
+    functions reach the rule table through ``__array_function__``), an ``asarray``
+    that keeps Duals, and ``special``, the scipy.special ufuncs, where SciPy looks
+    for a backend's own special functions."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "special":
+            from .special import sc
+            return sc
+        return getattr(np, name)
+
+    @staticmethod
+    def asarray(obj: Any, dtype: Any = None, copy: Any = None, device: Any = None) -> Any:
+        """A Dual stays a Dual (cast to ``dtype`` if given); anything else: np.asarray."""
+        if isinstance(obj, Boxed):
+            return obj if dtype is None else np.astype(obj, dtype)
+        return np.asarray(obj, dtype=dtype, copy=copy)
+
+
+_NAMESPACE = _ArrayNamespace("dualad.array_namespace")
+
+
+def array_namespace() -> Any:
+    """The array namespace of Duals (``Dual.__array_namespace__``)."""
+    return _NAMESPACE
+
+
 # ---------------------------------------------------------------------------
 # scipy.special: logsumexp, softmax, log_softmax, polygamma (dualad.rules.special), multigammaln
 # ---------------------------------------------------------------------------
@@ -187,7 +218,7 @@ def multigammaln(a, d):
         # (checked on NumPy values; a JAX value under dualad_gpu is not known yet)
         raise ValueError(f"condition a ({value}) > 0.5 * (d-1) ({0.5 * (d - 1)}) not met")
     terms = np.stack([gammaln(a - 0.5 * j) for j in range(int(d))])
-    return d * (d - 1) * 0.25 * math.log(math.pi) + np.sum(terms, axis=0)
+    return d * (d - 1) * 0.25 * np.log(np.pi) + np.sum(terms, axis=0)  # float64, as SciPy
 
 
 # ---------------------------------------------------------------------------

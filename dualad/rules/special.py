@@ -36,9 +36,20 @@ from .reductions import amax, normalize_axes, sum_
 from .shape import reshape, shape_of
 
 try:
-    import scipy.special as sc
+    import scipy.special as _scipy_special
 except ImportError:  # pragma: no cover - scipy is an optional dependency
     sc = None
+else:
+    class _Ufuncs:
+        """scipy.special with its ufuncs themselves: under SCIPY_ARRAY_API=1 SciPy wraps
+        each in a Python function that dispatches on the array namespace."""
+
+        def __getattr__(self, name):
+            f = getattr(_scipy_special, name)
+            inner = getattr(f, "__wrapped__", None)
+            return inner if isinstance(inner, np.ufunc) else f
+
+    sc = _Ufuncs()
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
