@@ -11,9 +11,6 @@ Every operation on a Dual is a call of a :class:`~dualad.primitive.Primitive`;
 
 from __future__ import annotations
 
-import inspect
-import sys
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -73,10 +70,10 @@ class Dual(Boxed):
     array([[2.        , 1.08060461]])
     """
 
-    # _view: (the Dual this is a NumPy view of, the function making it from that
-    # Dual); _views: weak references to the views taken of this Dual. Both are
+    # _viewed: (the Dual this is a NumPy view of, the function making it from that
+    # Dual); _viewers: weak references to the views taken of this Dual. Both are
     # set only for views (left unset on the hot path: read with getattr).
-    __slots__ = ("primal", "tangent", "_tag", "_view", "_views", "__weakref__")
+    __slots__ = ("primal", "tangent", "_tag", "_viewed", "_viewers", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, primal: Any, tangent: Any = None, *, batched: bool = False,
@@ -211,29 +208,11 @@ class Dual(Boxed):
             # one Dual by the first dualad operation or transform that meets it. Only
             # 0-d Duals, and array Duals for np.vectorize, which runs its function on
             # each element: a library converting an array argument gets the error below.
-            if self.ndim == 0 or _inside_vectorize():
-                return _elements(self)
+            if self.ndim == 0 or inside_vectorize():
+                return elements(self)
         elif np.dtype(dtype).kind in "biu":  # piecewise constant: as int(x), astype(int)
             return np.asarray(primal_value(self), dtype=dtype)
-        caller, has_rule = _converting_caller() or (None, False)
-        if has_rule:
-            lead = (f"{caller} was given an object array of Duals (np.array([...]) of Duals "
-                    "makes one) and casts it to floats. ")
-        elif caller:
-            lead = (f"{caller} converts its argument to a NumPy array: it has no dualad rule "
-                    "(give it one with dualad.register_function, docs/adding-a-primitive.md). ")
-        else:
-            lead = ""
-        raise TypeError(
-            lead
-            + "Converting a dualad.Dual to a NumPy array would drop its derivative "
-            "(the tangent). Keep it a Dual: use NumPy functions on it directly, "
-            "np.zeros_like(x) instead of np.zeros(n) for an array to fill element by "
-            "element (a float array cannot hold a derivative), np.stack([...]) to build "
-            "an array from Duals (np.array([...]) takes only 0-d Duals, and gives an "
-            "object array that NumPy's own mean, std or linalg do not take), and "
-            "dualad.primal_value(x) only for a value that is meant to be a constant."
-        )
+        raise conversion_error()
 
     def __float__(self) -> float:
         raise TypeError(
@@ -311,7 +290,8 @@ class Dual(Boxed):
 
     def __getitem__(self, index):
         index = _static_index(index)
-        return _as_view(self, _ops.getitem(self, index=index), _getitem_of(index))
+        return _views.as_view(self, _ops.getitem(self, index=index),
+                              _views.getitem_of(index))
 
     def __setitem__(self, index, value) -> None:
         """Write ``value`` at ``index`` (``out[i] = y``), with NumPy's aliasing.
@@ -321,72 +301,16 @@ class Dual(Boxed):
         Views of this Dual (slices, reshapes, transposes) see the write, and a
         write into a view reaches the Dual it was taken from, as in NumPy.
         """
-        _check_writable(self, value)
-        self._store(_static_index(index), value)
-        self._written()
-
-    def _store(self, index_tuple: tuple, value: Any) -> None:
-        """Replace the primal and tangent by copies with ``value`` at the index."""
-        index = index_tuple[0] if len(index_tuple) == 1 else index_tuple
-        if isinstance(value, Dual) and value._tag is self._tag:
-            v_primal, v_tangent = value.primal, value.tangent
-        else:
-            v_primal, v_tangent = value, None
-        primal = _lift(self.primal, v_primal)
-        if isinstance(primal, Dual):  # an outer perturbation: a fresh box, written
-            primal = primal._wrap(primal.primal, primal.tangent)
-            primal._store(index_tuple, v_primal)
-        elif isinstance(primal, (np.ndarray, np.generic)):
-            primal = np.array(primal)  # a copy (of a NumPy scalar too)
-            primal[index] = v_primal
-        else:  # an immutable array (JAX): a functional update
-            primal = primal.at[index].set(v_primal)
-        self.primal = primal
-        if v_tangent is None and self.tangent is None:
-            return
-        # The tangent is replaced, not written into: a select of the scattered new
-        # tangent is exact, linear, and works for tangents that are only recorded.
-        picked_shape = np.broadcast_to(np.empty((), bool), self.shape)[index].shape
-        hits = _ops.batched_index_add(np.ones((1,) + picked_shape, np.int8), index_tuple,
-                                      self.shape)
-        if hits.max(initial=0) > 1:
-            raise ValueError("assigning to a Dual through repeated indices is ambiguous; "
-                             "give each position once")
-        new = 0
-        if v_tangent is not None:
-            new = _ops.batched_index_add(fit_tangent(v_tangent, picked_shape), index_tuple,
-                                         self.shape)
-        self.tangent = _ops.where(hits > 0, new, 0 if self.tangent is None else self.tangent)
-
-    def _written(self, source: Dual | None = None) -> None:
-        """After a write: the views of this Dual reload, the Dual it views is written."""
-        for view in _live_views(self):
-            if view is not source:
-                view._reload()
-        viewed = getattr(self, "_view", None)
-        if viewed is not None:
-            base, make = viewed
-            positions = make(np.arange(base.size).reshape(base.shape))
-            base._store(np.unravel_index(positions, base.shape), self)
-            base._written(source=self)
-
-    def _reload(self) -> None:
-        """Take the values of the Dual this is a view of again (it was written)."""
-        base, make = self._view
-        fresh = make(base)
-        if isinstance(fresh, Dual) and fresh._tag is self._tag:
-            self.primal, self.tangent = fresh.primal, fresh.tangent
-        else:
-            self.primal, self.tangent = fresh, None
-        for view in _live_views(self):
-            view._reload()
+        _views.check_writable(self, value)
+        _views.store(self, _static_index(index), value)
+        _views.written(self)
 
     # In-place operators write the result into the Dual, so every name bound to
     # it (and every view of it) sees the change, as with NumPy arrays.
     def _in_place(self, result: Any) -> Dual:
-        _check_writable(self, result)
-        self._store((Ellipsis,), _astype(result, self.dtype))
-        self._written()
+        _views.check_writable(self, result)
+        _views.store(self, (Ellipsis,), _astype(result, self.dtype))
+        _views.written(self)
         return self
 
     def __iadd__(self, other): return self._in_place(self + other)
@@ -425,9 +349,9 @@ class Dual(Boxed):
             kwargs.pop(ignored, None)
         if method == "__call__":
             handler = UFUNC_HANDLERS.get(ufunc)
-            if handler is None and _is_python_ufunc(ufunc) and not kwargs:
+            if handler is None and is_python_ufunc(ufunc) and not kwargs:
                 # np.frompyfunc: the Python function runs on each element, a 0-d Dual
-                return _through_objects(ufunc, inputs)
+                return through_objects(ufunc, inputs)
             if handler is None:
                 raise missing_rule_error(ufunc)
             if kwargs:
@@ -447,15 +371,15 @@ class Dual(Boxed):
         for a in args:
             if type(a) is list or type(a) is tuple or (type(a) is np.ndarray
                                                         and a.dtype.hasobject):
-                args, kwargs = _array_arguments(func, args, kwargs)
+                args, kwargs = array_arguments(func, args, kwargs)
                 break
         else:
             if kwargs:
-                args, kwargs = _array_arguments(func, args, kwargs)
+                args, kwargs = array_arguments(func, args, kwargs)
         result = handler(*args, **kwargs)
-        if func in VIEW_FUNCTIONS and isinstance(args[0], Dual):
+        if func in _views.VIEW_FUNCTIONS and isinstance(args[0], Dual):
             rest = args[1:]
-            return _as_view(args[0], result, lambda base: handler(base, *rest, **kwargs))
+            return _views.as_view(args[0], result, lambda base: handler(base, *rest, **kwargs))
         return result
 
     # -- ndarray methods -----------------------------------------------------
@@ -653,237 +577,6 @@ def _can_add_in_place(total: Any, term: Any) -> bool:
             and total.dtype == np.result_type(total, term) and total.flags.writeable)
 
 
-def _writable(x: Any) -> Any:
-    """``x``, or a copy of it if it is a read-only view (a broadcast, say)."""
-    if isinstance(x, np.ndarray) and not x.flags.writeable:
-        return x.copy()
-    return x
-
-
-def _lift(container: Any, value: Any) -> Any:
-    """``container``, wrapped in zero-tangent Duals so that ``value``'s
-    perturbations (of tags below the writer's) can be stored in it. The
-    container itself is left as it is."""
-    if not isinstance(value, Dual):
-        return container
-    if isinstance(container, Dual):
-        if container._tag is value._tag:
-            return container
-        if container._tag.level > value._tag.level:
-            tangent = container.tangent
-            return container._wrap(_lift(container.primal, value),
-                                   None if tangent is None else _lift(tangent, value))
-    return value._wrap(_lift(container, value.primal), None)
-
-
-def _check_writable(target: Dual, value: Any) -> None:
-    if isinstance(value, Dual) and value._tag.level > target._tag.level:
-        raise TypeError(
-            "cannot write a Dual of an inner transform into a Dual of an outer one in "
-            "place; build the result with np.where/np.concatenate instead")
-
-
-def _getitem_of(index: tuple) -> Callable:
-    return lambda base: _ops.getitem(base, index=index)
-
-
-def _as_view(base: Dual, result: Any, make: Callable[[Any], Any]) -> Any:
-    """``result`` (which is ``make(base)``), marked as a view of ``base`` where
-    NumPy's result is a view of its input, so that writes go through."""
-    if not _is_view(base, primal_value(result), make):
-        return result
-    if not (isinstance(result, Dual) and result._tag is base._tag):
-        result = base._wrap(result, None)  # a view without a tangent stays a Dual
-    result._view = (base, make)
-    views = getattr(base, "_views", None)
-    if views is None:
-        views = base._views = []
-    elif len(views) >= 16 and len(views) & (len(views) - 1) == 0:  # drop dead ones now and then
-        views[:] = [ref for ref in views if ref() is not None]
-    views.append(weakref.ref(result))
-    return result
-
-
-def _is_view(base: Dual, value: Any, make: Callable[[Any], Any]) -> bool:
-    """Whether NumPy's ``make(base)`` shares memory with ``base``: on the arrays
-    themselves, or for arrays of another backend (JAX, immutable) on NumPy
-    stand-ins of the same shapes, so that writes follow NumPy's rules there too."""
-    if type(value) is np.ndarray:
-        return value.base is not None and np.may_share_memory(value, primal_value(base))
-    if backend_of((value,)) == "numpy":
-        return False  # a NumPy or Python scalar: a copy
-    stand_in = _stand_in(base)
-    return np.may_share_memory(make(stand_in), stand_in)
-
-
-def _stand_in(x: Dual) -> np.ndarray:
-    """An int8 NumPy array aliased as ``x`` is to the Duals it is a view of."""
-    viewed = getattr(x, "_view", None)
-    if viewed is None:
-        return np.empty(x.shape, np.int8)
-    base, make = viewed
-    return make(_stand_in(base))
-
-
-def _live_views(x: Dual) -> list:
-    refs = getattr(x, "_views", None)
-    return [v for v in (ref() for ref in refs) if v is not None] if refs else []
-
-
-#: NumPy functions whose result is a view of their first argument.
-VIEW_FUNCTIONS = frozenset({np.reshape, np.ravel, np.transpose, np.permute_dims,
-                            np.swapaxes, np.moveaxis, np.squeeze, np.expand_dims})
-
-
-def _converting_caller() -> tuple[str, bool] | None:
-    """The NumPy or SciPy function the user called that converts a Dual to an
-    array (scipy.linalg.logm, np.polynomial.Polynomial.__call__, ...), if any: the
-    outermost of the NumPy/SciPy frames right above ``__array__`` that is a
-    module's function or a class's method (decorators' inner wrappers skipped).
-    Its name, and whether it has a dualad rule (then it met an object array)."""
-    frame, frames = sys._getframe(2), []
-    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in (
-            "numpy", "scipy"):
-        frames.append(frame)
-        frame = frame.f_back
-    for found in reversed(frames):  # outermost first
-        code = found.f_code
-        if "<locals>" in code.co_qualname:  # a decorator's wrapper: the function it wraps
-            for name in code.co_freevars:
-                wrapped = found.f_locals.get(name)
-                if callable(wrapped) and "<locals>" not in getattr(wrapped, "__qualname__",
-                                                                    "<locals>"):
-                    return qualified_name(wrapped), False
-            continue
-        owner = found.f_globals.get(code.co_qualname.split(".")[0])
-        if owner is None:
-            continue
-        if code.co_qualname != code.co_name:  # a method
-            return f"{found.f_globals['__name__']}.{code.co_qualname}", False
-        return qualified_name(owner), owner in FUNCTION_HANDLERS and hasattr(
-            owner, "_implementation")
-    return None
-
-
-def as_operand(x: Any) -> Any:
-    """An operand as NumPy reads it: a list or tuple of numbers as an array, and an
-    object array of Duals (``np.array([d1, d2])``) as one Dual."""
-    if type(x) is list or type(x) is tuple:
-        return np.asarray(x) if not _holds_box(x) else from_objects(np.array(x, object))
-    if type(x) is np.ndarray and x.dtype.hasobject:
-        return from_objects(x)
-    return x
-
-
-def _elements(x: Dual) -> np.ndarray:
-    """``x`` as an object array of its elements, each a 0-d Dual."""
-    out = np.empty(x.shape, object)
-    if x.ndim == 0:
-        out[()] = x
-    else:
-        for i, element in enumerate(_ops.reshape(x, shape=(-1,))):
-            out.flat[i] = element
-    return out
-
-
-def _inside_vectorize() -> bool:
-    frame = sys._getframe(2)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("numpy"):
-        if frame.f_code is _VECTORIZE_CALL:
-            return True
-        frame = frame.f_back
-    return False
-
-
-_VECTORIZE_CALL = np.vectorize.__call__.__code__
-
-
-def _is_python_ufunc(ufunc: np.ufunc) -> bool:
-    """Whether ``ufunc`` is made by np.frompyfunc (object loops only)."""
-    return all(set(t) <= {"O", "-", ">"} for t in ufunc.types)
-
-
-def _through_objects(ufunc: np.ufunc, inputs: tuple) -> Any:
-    objects = [_elements(x) if isinstance(x, Dual) else x for x in inputs]
-    out = ufunc(*objects)
-    return tuple(map(from_objects, out)) if isinstance(out, tuple) else from_objects(out)
-
-
-def from_objects(x: Any) -> Any:
-    """An object array holding Duals as one struct-of-arrays Dual (a stack of its
-    elements, so every mode records it); any other value as it is."""
-    if type(x) is not np.ndarray or not x.dtype.hasobject:
-        return x
-    items = x.ravel().tolist()
-    if not any(isinstance(v, Boxed) for v in items):
-        return x
-    if x.ndim == 0:
-        return items[0]
-    stacked = FUNCTION_HANDLERS[np.stack]([v if isinstance(v, Boxed) else np.asarray(v)
-                                            for v in items])
-    return _ops.reshape(stacked, shape=x.shape)
-
-
-def _holds_box(items: Any) -> bool:
-    return any(isinstance(v, Boxed) or (type(v) in (list, tuple) and _holds_box(v))
-               for v in items)
-
-
-# The parameters of NumPy functions that take an array, and those that take a
-# sequence of arrays: lists and tuples given for them become arrays before the
-# rule runs, as NumPy converts them (shapes, axes and the like stay as given).
-_ARRAY_PARAMETERS = frozenset({
-    "a", "b", "x", "y", "x1", "x2", "v", "m", "A", "B", "arr", "ary", "array", "a1", "a2",
-    "condition", "a_min", "a_max", "min", "max", "mean", "prototype", "xp", "fp",
-    "weights", "c", "p", "q", "values", "u"})
-_ARRAY_SEQUENCE_PARAMETERS = frozenset({"arrays", "tup", "condlist", "choicelist", "xi"})
-# Variadic parameters that take one array per argument (np.einsum's *operands mixes
-# arrays with subscript lists: its rule reads them itself).
-_VARIADIC_ARRAY_PARAMETERS = frozenset({"arys"})
-_PARAMETER_NAMES: dict[Callable, tuple[tuple[str, ...], str | None]] = {}
-
-
-def _array_arguments(func: Callable, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-    """``args`` and ``kwargs`` of a call of ``func`` with the lists and tuples given
-    for array parameters turned into arrays."""
-    names = _PARAMETER_NAMES.get(func)
-    if names is None:  # one entry per NumPy function with a rule: bounded
-        try:
-            parameters = inspect.signature(func).parameters.values()
-        except (TypeError, ValueError):
-            parameters = ()
-        positional = tuple(p.name for p in parameters
-                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
-        var = next((p.name for p in parameters if p.kind == p.VAR_POSITIONAL), None)
-        names = _PARAMETER_NAMES[func] = (positional, var)
-    positional, var = names
-    args = tuple(_array_argument(positional[i], a) if i < len(positional)
-                 else as_operand(a) if var in _VARIADIC_ARRAY_PARAMETERS else a
-                 for i, a in enumerate(args))
-    kwargs = {k: _array_argument(k, v) for k, v in kwargs.items()}
-    return args, kwargs
-
-
-def _array_argument(name: str | None, value: Any) -> Any:
-    if type(value) is np.ndarray:
-        return from_objects(value)
-    if type(value) is not list and type(value) is not tuple:
-        return value
-    if name in _ARRAY_PARAMETERS:
-        return as_operand(value)
-    if name in _ARRAY_SEQUENCE_PARAMETERS:
-        return type(value)(as_operand(v) for v in value)
-    return value
-
-
-def complex_error(name: str) -> TypeError:
-    return TypeError(
-        f"{name} produced a complex value from a Dual. dualad differentiates real "
-        "functions for now: a complex intermediate (1j * x, a complex constant) would "
-        "give a wrong derivative, so it is refused. Write the computation with real "
-        "and imaginary parts as separate real arrays.")
-
-
 def _static_index(index: Any) -> tuple:
     """An index as a tuple of static parts: lists become arrays, Duals are refused."""
     items = index if isinstance(index, tuple) else (index,)
@@ -926,8 +619,13 @@ def _ufunc_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> 
     )
 
 
-# The primitives, bound late: the rule modules import the helpers above.
-from . import ops as _ops  # noqa: E402
+# Bound late, in this order: they use the Dual above; the rule table (ops) uses the
+# operands' helpers; the views use the rule table.
+from .operands import (array_arguments, as_operand, complex_error,  # noqa: E402,F401
+                       conversion_error, elements, from_objects, holds_box, inside_vectorize,
+                       is_python_ufunc, through_objects)
+from . import ops as _ops  # noqa: E402,I001
+from . import views as _views  # noqa: E402,I001
 
 
 def _object_loop_method(ufunc: np.ufunc) -> Callable:

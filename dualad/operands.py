@@ -1,0 +1,194 @@
+"""How the arguments of NumPy calls reach the rule table.
+
+Lists and tuples given for array parameters become arrays (as NumPy reads
+them); ``np.array([y[1], -y[0]])`` of 0-d Duals is an object array that becomes
+one Dual again at the first dualad operation or transform output that meets it;
+``np.vectorize`` and ``np.frompyfunc`` run their Python function on 0-d Duals;
+and a conversion that would drop a derivative raises an error naming the NumPy
+or SciPy function that attempted it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .dual import Dual
+from .primitive import FUNCTION_HANDLERS, Boxed, qualified_name
+
+
+def conversion_error() -> TypeError:
+    """The error of ``np.asarray(dual)``: what would be lost, who asked, what to do."""
+    caller, has_rule = converting_caller() or (None, False)
+    if has_rule:
+        lead = (f"{caller} was given an object array of Duals (np.array([...]) of Duals "
+                "makes one) and casts it to floats. ")
+    elif caller:
+        lead = (f"{caller} converts its argument to a NumPy array: it has no dualad rule "
+                "(give it one with dualad.register_function, docs/adding-a-primitive.md). ")
+    else:
+        lead = ""
+    return TypeError(
+        lead
+        + "Converting a dualad.Dual to a NumPy array would drop its derivative "
+        "(the tangent). Keep it a Dual: use NumPy functions on it directly, "
+        "np.zeros_like(x) instead of np.zeros(n) for an array to fill element by "
+        "element (a float array cannot hold a derivative), np.stack([...]) to build "
+        "an array from Duals (np.array([...]) takes only 0-d Duals, and gives an "
+        "object array that NumPy's own mean, std or linalg do not take), and "
+        "dualad.primal_value(x) only for a value that is meant to be a constant."
+    )
+
+
+def converting_caller() -> tuple[str, bool] | None:
+    """The NumPy or SciPy function the user called that converts a Dual to an
+    array (scipy.linalg.logm, np.polynomial.Polynomial.__call__, ...), if any: the
+    outermost of the NumPy/SciPy frames right above ``__array__`` that is a
+    module's function or a class's method (decorators' inner wrappers skipped).
+    Its name, and whether it has a dualad rule (then it met an object array)."""
+    frame, frames = sys._getframe(3), []  # above conversion_error and __array__
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in (
+            "numpy", "scipy"):
+        frames.append(frame)
+        frame = frame.f_back
+    for found in reversed(frames):  # outermost first
+        code = found.f_code
+        if "<locals>" in code.co_qualname:  # a decorator's wrapper: the function it wraps
+            for name in code.co_freevars:
+                wrapped = found.f_locals.get(name)
+                if callable(wrapped) and "<locals>" not in getattr(wrapped, "__qualname__",
+                                                                    "<locals>"):
+                    return qualified_name(wrapped), False
+            continue
+        owner = found.f_globals.get(code.co_qualname.split(".")[0])
+        if owner is None:
+            continue
+        if code.co_qualname != code.co_name:  # a method
+            return f"{found.f_globals['__name__']}.{code.co_qualname}", False
+        return qualified_name(owner), owner in FUNCTION_HANDLERS and hasattr(
+            owner, "_implementation")
+    return None
+
+
+def as_operand(x: Any) -> Any:
+    """An operand as NumPy reads it: a list or tuple of numbers as an array, and an
+    object array of Duals (``np.array([d1, d2])``) as one Dual."""
+    if type(x) is list or type(x) is tuple:
+        return np.asarray(x) if not holds_box(x) else from_objects(np.array(x, object))
+    if type(x) is np.ndarray and x.dtype.hasobject:
+        return from_objects(x)
+    return x
+
+
+def elements(x: Dual) -> np.ndarray:
+    """``x`` as an object array of its elements, each a 0-d Dual."""
+    out = np.empty(x.shape, object)
+    if x.ndim == 0:
+        out[()] = x
+    else:
+        for i, element in enumerate(x.reshape(-1)):
+            out.flat[i] = element
+    return out
+
+
+def inside_vectorize() -> bool:
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("numpy"):
+        if frame.f_code is _VECTORIZE_CALL:
+            return True
+        frame = frame.f_back
+    return False
+
+
+_VECTORIZE_CALL = np.vectorize.__call__.__code__
+
+
+def is_python_ufunc(ufunc: np.ufunc) -> bool:
+    """Whether ``ufunc`` is made by np.frompyfunc (object loops only)."""
+    return all(set(t) <= {"O", "-", ">"} for t in ufunc.types)
+
+
+def through_objects(ufunc: np.ufunc, inputs: tuple) -> Any:
+    objects = [elements(x) if isinstance(x, Dual) else x for x in inputs]
+    out = ufunc(*objects)
+    return tuple(map(from_objects, out)) if isinstance(out, tuple) else from_objects(out)
+
+
+def from_objects(x: Any) -> Any:
+    """An object array holding Duals as one struct-of-arrays Dual (a stack of its
+    elements, so every mode records it); any other value as it is."""
+    if type(x) is not np.ndarray or not x.dtype.hasobject:
+        return x
+    items = x.ravel().tolist()
+    if not any(isinstance(v, Boxed) for v in items):
+        return x
+    if x.ndim == 0:
+        return items[0]
+    stacked = FUNCTION_HANDLERS[np.stack]([v if isinstance(v, Boxed) else np.asarray(v)
+                                            for v in items])
+    return stacked.reshape(x.shape)
+
+
+def holds_box(items: Any) -> bool:
+    return any(isinstance(v, Boxed) or (type(v) in (list, tuple) and holds_box(v))
+               for v in items)
+
+
+# The parameters of NumPy functions that take an array, and those that take a
+# sequence of arrays: lists and tuples given for them become arrays before the
+# rule runs, as NumPy converts them (shapes, axes and the like stay as given).
+_ARRAY_PARAMETERS = frozenset({
+    "a", "b", "x", "y", "x1", "x2", "v", "m", "A", "B", "arr", "ary", "array", "a1", "a2",
+    "condition", "a_min", "a_max", "min", "max", "mean", "prototype", "xp", "fp",
+    "weights", "c", "p", "q", "values", "u"})
+_ARRAY_SEQUENCE_PARAMETERS = frozenset({"arrays", "tup", "condlist", "choicelist", "xi"})
+# Variadic parameters that take one array per argument (np.einsum's *operands mixes
+# arrays with subscript lists: its rule reads them itself).
+_VARIADIC_ARRAY_PARAMETERS = frozenset({"arys"})
+_PARAMETER_NAMES: dict[Callable, tuple[tuple[str, ...], str | None]] = {}
+
+
+def array_arguments(func: Callable, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """``args`` and ``kwargs`` of a call of ``func`` with the lists and tuples given
+    for array parameters turned into arrays."""
+    names = _PARAMETER_NAMES.get(func)
+    if names is None:  # one entry per NumPy function with a rule: bounded
+        try:
+            parameters = inspect.signature(func).parameters.values()
+        except (TypeError, ValueError):
+            parameters = ()
+        positional = tuple(p.name for p in parameters
+                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        var = next((p.name for p in parameters if p.kind == p.VAR_POSITIONAL), None)
+        names = _PARAMETER_NAMES[func] = (positional, var)
+    positional, var = names
+    args = tuple(_array_argument(positional[i], a) if i < len(positional)
+                 else as_operand(a) if var in _VARIADIC_ARRAY_PARAMETERS else a
+                 for i, a in enumerate(args))
+    kwargs = {k: _array_argument(k, v) for k, v in kwargs.items()}
+    return args, kwargs
+
+
+def _array_argument(name: str | None, value: Any) -> Any:
+    if type(value) is np.ndarray:
+        return from_objects(value)
+    if type(value) is not list and type(value) is not tuple:
+        return value
+    if name in _ARRAY_PARAMETERS:
+        return as_operand(value)
+    if name in _ARRAY_SEQUENCE_PARAMETERS:
+        return type(value)(as_operand(v) for v in value)
+    return value
+
+
+def complex_error(name: str) -> TypeError:
+    return TypeError(
+        f"{name} produced a complex value from a Dual. dualad differentiates real "
+        "functions for now: a complex intermediate (1j * x, a complex constant) would "
+        "give a wrong derivative, so it is refused. Write the computation with real "
+        "and imaginary parts as separate real arrays.")
+
