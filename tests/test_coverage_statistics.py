@@ -146,6 +146,8 @@ def test_all_nan_slices_give_nan_as_numpy():
             expected = f(x, axis=1)
         out, _ = dualad.jvp(lambda x: f(x, axis=1), (x,), (np.ones_like(x),))
         assert_array_equal(out, expected)
+        for jac in (dualad.jacfwd, dualad.jacrev):  # derivative 0 on the all-NaN row
+            assert_array_equal(jac(lambda x: f(x, axis=1))(x)[0], 0.0)
 
 
 def test_quantile_of_a_slice_with_nan_is_nan_with_zero_derivative():

@@ -122,9 +122,11 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, name):
     if n == 0:
         raise ValueError(f"np.{name} of an empty axis is not defined")
     last = len(rest)
-    if not squash_nans and (not _on_numpy(a) or np.isnan(primal_value(a)).any()):
-        # a NaN in a slice makes its quantiles NaN (with a zero derivative)
-        a = _where(_any(isnan(a), axis=last, keepdims=True), np.nan, a)
+    if not _on_numpy(a) or np.isnan(primal_value(a)).any():
+        # a NaN in a slice makes its quantiles NaN (the nan-versions: an all-NaN
+        # slice), and has derivative 0
+        nan = isnan(a)
+        a = _where(nan if squash_nans else _any(nan, axis=last, keepdims=True), np.nan, a)
     order = argsort(primal_value(a), axis=last, kind="stable")  # NaN sorts last
     s = _take_along_axis(a, order, axis=last)
     if squash_nans:
@@ -316,8 +318,9 @@ def _nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         a = _astype(a, np.dtype(dtype))
     axes = normalize_axes(axis, len(shape_of(a)))
     total = sum_(_replace_nan(a, 0), axis=axes, keepdims=bool(keepdims))
-    with np.errstate(invalid="ignore", divide="ignore"):  # an all-NaN slice: NaN, as NumPy
-        return divide(total, _valid_count(a, axes, bool(keepdims), _dtype(total)))
+    count = _valid_count(a, axes, bool(keepdims), _dtype(total))
+    # an all-NaN slice gives NaN, as NumPy, with derivative 0 in every mode
+    return _where(greater(count, 0), divide(total, maximum(count, 1)), np.nan)
 
 
 @implements(np.nanvar)
