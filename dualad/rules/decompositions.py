@@ -95,7 +95,7 @@ def _cholesky_jvp(primals, tangents, ans, upper=False):
     sym = _mirror(tangents[0], lower=not upper)
     x = solve_seeds(lower, _mT(solve_seeds(lower, sym, vector=False)), vector=False)
     n = shape_of(ans)[-1]
-    phi = _tril(x) * (1.0 - 0.5 * np.eye(n))
+    phi = _tril(x) - 0.5 * where(np.eye(n, dtype=bool), x, 0.0)
     dl = matmul(lower, phi)
     return _mT(dl) if upper else dl
 
@@ -153,7 +153,7 @@ def _qr_tangents(a, t, mode):
                                 t)
     q_nn = getitem(q_mn, index=(Ellipsis, slice(None, n), slice(None)))
     q_pn = getitem(q_mn, index=(Ellipsis, slice(n, None), slice(None)))
-    z_t = solve(_mT(q_nn - np.eye(n)), _mT(q_pn))  # Zᵀ
+    z_t = solve(_mT(q_nn - np.eye(n, dtype=q.dtype)), _mT(q_pn))  # Zᵀ
     dq_nn = getitem(dq_mn, index=(Ellipsis, slice(None, n), slice(None)))
     dq_pn = getitem(dq_mn, index=(Ellipsis, slice(n, None), slice(None)))
     dq_mp = matmul(dq_mn, z_t) - matmul(q_mn + matmul(q_mp, _mT(z_t)),
@@ -451,11 +451,9 @@ def _lstsq_kernel(a, b, rcond, part):
 
 def _lstsq_jax(a, b, rcond, part):
     import jax.numpy as jnp
-    x, _, _, s = jnp.linalg.lstsq(a, b, rcond=rcond)
-    if part == 0:
-        return x
-    if part == 3:
-        return s
+    x, _, rank, s = jnp.linalg.lstsq(a, b, rcond=rcond)
+    if part in (0, 2, 3):
+        return (x, None, rank, s)[part]
     # The rank is not known while tracing: residuals as NumPy's when A has full rank.
     m, n = a.shape
     r = jnp.sum((b - a @ x) ** 2, axis=0)
@@ -465,6 +463,8 @@ def _lstsq_jax(a, b, rcond, part):
 def _lstsq_jvp(primals, tangents, ans, rcond, part):
     a, b = primals
     ta, tb = tangents
+    if part == 2:  # the rank: an integer
+        return None
     if part == 3:
         return None if ta is None else _svd_values_jvp((a,), (ta,), None, how="S")
     vector = len(shape_of(b)) == 1  # then b, x and their tangents become columns
@@ -485,7 +485,7 @@ def _lstsq_jvp(primals, tangents, ans, rcond, part):
         ta_t = _mT(ta)
         n = shape_of(a)[-1]
         dx = dx + matmul(matmul(p, _mT(p)), matmul(ta_t, r)) + matmul(
-            np.eye(n) - matmul(p, a), matmul(ta_t, matmul(_mT(p), x)))
+            np.eye(n, dtype=a.dtype) - matmul(p, a), matmul(ta_t, matmul(_mT(p), x)))
     return getitem(dx, index=(Ellipsis, 0)) if vector else dx
 
 
@@ -502,9 +502,7 @@ lstsq.kernels["jax"] = _lstsq_jax
 
 @implements(np.linalg.lstsq)
 def _lstsq(a, b, rcond=None):
-    rank = np.linalg.lstsq(primal_value(a), primal_value(b), rcond=rcond)[2]
-    return (lstsq(a, b, rcond=rcond, part=0), lstsq(a, b, rcond=rcond, part=1), rank,
-            lstsq(a, b, rcond=rcond, part=3))
+    return tuple(lstsq(a, b, rcond=rcond, part=part) for part in range(4))
 
 
 # ---------------------------------------------------------------------------
