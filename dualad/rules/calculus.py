@@ -315,8 +315,10 @@ lstsq_solution.kernels["jax"] = _jax_lstsq
 
 
 def _vander(x, order: int):
-    """np.vander(x, order) as NumPy computes it: running products of x."""
+    """np.vander(x, order) as NumPy computes it: running products of x, in the
+    dtype of x and an integer (float64 for float32 x)."""
     n = shape_of(x)[0]
+    x = _cast(x, np.promote_types(_dtype(x), int))
     if order == 1:
         return np.ones((n, 1), _dtype(x))
     column = reshape(x, shape=(n, 1))
