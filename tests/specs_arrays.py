@@ -7,7 +7,6 @@ Rows as in ``specs.py`` (which adds them to ``SPECS``); give each row its
 import warnings
 
 import numpy as np
-
 from specs import GAP, Spec
 
 

@@ -6,14 +6,14 @@ import warnings
 import numpy as np
 import optree
 import pytest
+import specs  # noqa: F401  (first: it imports specs_arrays)
 from numpy.testing import assert_allclose, assert_array_equal
-
-import dualad
-import specs  # noqa: F401,I001  (first: it imports specs_arrays)
 from specs_arrays import ROWS, XP
 
+import dualad
+
 jax = pytest.importorskip("jax")
-import dualad_gpu  # noqa: E402
+import dualad_gpu
 
 
 def draw(spec, shapes, seed=3):
@@ -53,7 +53,7 @@ def total(*args, spec):
 def test_every_row_compiles_with_dualad_gpu(spec):
     args = draw(spec, spec.shapes[-1])
     every = tuple(range(len(args)))
-    f = lambda *a: total(*a, spec=spec)  # noqa: E731
+    f = lambda *a: total(*a, spec=spec)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         # reverse mode runs every row's JVP rules and their transposes
@@ -65,7 +65,7 @@ def test_second_derivatives_compile_with_dualad_gpu(name):
     spec = next(s for s in ROWS if s.name == name)
     args = draw(spec, spec.shapes[0])
     every = tuple(range(len(args)))
-    f = lambda *a: total(*a, spec=spec)  # noqa: E731
+    f = lambda *a: total(*a, spec=spec)
     close(dualad_gpu.hessian(f, argnums=every)(*args), dualad.hessian(f, argnums=every)(*args))
 
 

@@ -15,10 +15,22 @@ import numpy as np
 from numpy.lib import _index_tricks_impl
 
 from ..dual import primal_value
-from ..primitive import Boxed, FUNCTION_HANDLERS, implements
+from ..primitive import FUNCTION_HANDLERS, Boxed, implements
 from .elementwise import floor, where
-from .shape import (_atleast, _concatenate, _flip, _moveaxis, _ravel, _split, _transpose,
-                    broadcast_to, getitem, normalize_axis, reshape, shape_of)
+from .shape import (
+    _atleast,
+    _concatenate,
+    _flip,
+    _moveaxis,
+    _ravel,
+    _split,
+    _transpose,
+    broadcast_to,
+    getitem,
+    normalize_axis,
+    reshape,
+    shape_of,
+)
 
 
 def _operand(a):

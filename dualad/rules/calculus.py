@@ -17,8 +17,17 @@ from ..primitive import Boxed, Primitive, implements
 from .elementwise import maximum, minimum, sqrt, where
 from .linalg import matmul, solve
 from .reductions import sum_
-from .shape import (_concatenate, _moveaxis, _ravel, _transpose, broadcast_to, getitem,
-                    normalize_axis, reshape, shape_of)
+from .shape import (
+    _concatenate,
+    _moveaxis,
+    _ravel,
+    _transpose,
+    broadcast_to,
+    getitem,
+    normalize_axis,
+    reshape,
+    shape_of,
+)
 
 
 def _operand(a):
