@@ -9,6 +9,17 @@ The rules are the standard matrix-calculus ones, written as JAX writes them
 mode and ``dualad_gpu`` use them as they are. Triangular solves are ``solve``
 on the triangular factor. Every function accepts stacks of matrices
 ``(..., m, n)`` where NumPy does (``lstsq`` does not: NumPy's takes one matrix).
+
+Degenerate spectra, as in JAX: the tangents of singular vectors (eigenvectors)
+carry 1/(s_i² - s_j²) (1/(w_j - w_i)), infinite for repeated values (inf/nan
+tangents) and large near them. Values stay NumPy's, and what does not depend on
+the choice of vectors keeps an exact derivative: singular values and
+eigenvalues (their JVP has no gap term), pinv and lstsq (Golub-Pereyra, no SVD
+derivative), cond, norms; projections onto a well-separated group of vectors
+lose only the digits the gap inside the group takes (1e-6 apart: about 1e-10).
+
+Under ``dualad_gpu`` nothing can be raised from a traced value: eig/eigvals of a
+complex spectrum give nan, and lstsq's residuals are those of a full-rank A.
 """
 
 from __future__ import annotations
@@ -265,6 +276,13 @@ def _svd_vectors_jvp(primals, tangents, ans, full_matrices, left):
     return d if left else _mT(d)
 
 
+def _svd_vectors_jax(part):
+    def kernel(a, full_matrices):
+        import jax.numpy as jnp
+        return jnp.linalg.svd(a, full_matrices)[part]
+    return kernel
+
+
 svd_values = Primitive("svd_values", _svd_kernel, jvp=_svd_values_jvp)
 svd_u = Primitive("svd_u", lambda a, full_matrices: np.linalg.svd(a, full_matrices)[0],
                   jvp=lambda p, t, ans, full_matrices: _svd_vectors_jvp(
@@ -273,10 +291,7 @@ svd_vh = Primitive("svd_vh", lambda a, full_matrices: np.linalg.svd(a, full_matr
                    jvp=lambda p, t, ans, full_matrices: _svd_vectors_jvp(
                        p, t, ans, full_matrices, left=False))
 svd_values.kernels["jax"] = _svd_jax
-svd_u.kernels["jax"] = lambda a, full_matrices: __import__("jax").numpy.linalg.svd(
-    a, full_matrices)[0]
-svd_vh.kernels["jax"] = lambda a, full_matrices: __import__("jax").numpy.linalg.svd(
-    a, full_matrices)[2]
+svd_u.kernels["jax"], svd_vh.kernels["jax"] = _svd_vectors_jax(0), _svd_vectors_jax(2)
 _SVDResult = type(np.linalg.svd(np.eye(1)))
 
 
@@ -421,6 +436,7 @@ eig_values = Primitive("eig_values", lambda a: _real_eigenvalues(np.linalg.eig(a
                        jvp=_eig_values_jvp)
 eig_vectors = Primitive("eig_vectors", lambda a: _real_eigenvalues(np.linalg.eig(a)[1]),
                         jvp=_eig_vectors_jvp)
+# eigvals' JVP takes V from np.linalg.eig, whose LAPACK call orders the eigenvalues alike.
 eigvals = Primitive("eigvals", lambda a: _real_eigenvalues(np.linalg.eigvals(a), "eigvals"),
                     jvp=_eig_values_jvp)
 eig_values.kernels["jax"], eig_vectors.kernels["jax"] = _eig_jax(0), _eig_jax(1)
