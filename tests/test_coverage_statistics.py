@@ -1,6 +1,7 @@
 """Statistics and selection (dualad/rules/statistics.py, selection.py): dualad_gpu,
 the NaN conventions, errors, and what the spec rows cannot express."""
 
+import re
 import warnings
 
 import numpy as np
@@ -187,7 +188,8 @@ def test_float32_stays_float32_and_q_promotes_as_numpy():
     assert np.median(d).dtype == np.float32
     assert np.quantile(d, 0.3).dtype == np.quantile(x, 0.3).dtype == np.float32
     assert np.quantile(d, np.float64(0.3)).dtype == np.float64
-    assert np.nanmean(d).dtype == np.float32 and np.average(d, axis=1, weights=W).dtype == np.float64
+    assert np.nanmean(d).dtype == np.float32
+    assert np.average(d, axis=1, weights=W).dtype == np.float64
     assert np.cov(d).dtype == np.float64
 
 
@@ -203,6 +205,25 @@ def test_piecewise_functions_see_only_their_elements_as_numpy():
         g = dualad.jacfwd(lambda x: np.piecewise(x, [x > 0], [f, 0.0]))(x)
     assert_array_equal(seen[-1], [4.0, 9.0])
     assert_allclose(np.diag(g), [0.0, 0.25, 0.0, 1 / 6])
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: np.piecewise(x, x > 0, [np.sin, np.cos]),
+    lambda x: np.piecewise(x, [x > 0], [np.sin]),
+    lambda x: np.piecewise(x, [x > 0, x < -0.5], [np.sin, lambda v: v ** 3, 1.5]),
+    lambda x: np.piecewise(x, [list(np.ravel(x > 0))] if np.ndim(x) == 1 else [x > 0],
+                           [np.exp]),
+])
+@pytest.mark.parametrize("x", [X[0], X, X[0, 0]], ids=["1-d", "2-d", "0-d"])
+def test_piecewise_values_equal_numpy(call, x):
+    try:
+        expected = call(x)
+    except ValueError as error:  # a 2-d condition array for 2-d x is a list of rows
+        with pytest.raises(ValueError, match=re.escape(str(error))):
+            dualad.jvp(call, (x,), (np.ones_like(x),))
+        return
+    out, _ = dualad.jvp(call, (x,), (np.ones_like(x),))
+    assert_array_equal(out, expected)
 
 
 def test_piecewise_on_a_0d_dual_and_select_dtype():

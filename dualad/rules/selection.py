@@ -64,6 +64,18 @@ def _is_array(x) -> bool:
     return hasattr(x, "ndim")
 
 
+def _one_condition(condlist, ndim: int) -> bool:
+    """NumPy's reading of ``condlist``: one condition, not a list of them, when it
+    is a scalar or its first item is not an array or list (x not 0-d)."""
+    if np.isscalar(condlist) or getattr(condlist, "ndim", None) == 0:
+        return True
+    if _is_array(condlist):  # its items are arrays from two axes on
+        return len(shape_of(condlist)) < 2 and ndim != 0
+    first = condlist[0]
+    is_array = _is_array(first) and not isinstance(first, np.generic)
+    return not (isinstance(first, (list, tuple)) or is_array) and ndim != 0
+
+
 @implements(np.piecewise)
 def _piecewise(x, condlist, funclist, *args, **kw):
     """np.piecewise: each function of ``funclist`` applied where its condition holds.
@@ -75,9 +87,7 @@ def _piecewise(x, condlist, funclist, *args, **kw):
     """
     x = _as_array(x)
     ndim = len(shape_of(x))
-    if np.isscalar(condlist) or (not isinstance(condlist[0], (list, tuple))
-                                 and not _is_array(condlist[0]) and ndim != 0) or (
-            _is_array(condlist) and len(shape_of(condlist)) == ndim):
+    if _one_condition(condlist, ndim):
         condlist = [condlist]
     conds = [c if _is_array(c) else np.asarray(c, bool) for c in condlist]
     conds = [broadcast_to(c, shape=shape_of(x)) if shape_of(c) != shape_of(x) else c

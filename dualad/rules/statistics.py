@@ -136,7 +136,6 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, name):
     else:
         count = n
     pos = multiply(q, subtract(count, 1))  # Q, or Q + rest for the nan-versions
-    per_row = squash_nans
     low_f = floor(primal_value(pos))
     high_f = ceil(primal_value(pos))
     top = subtract(count, 1)
@@ -149,7 +148,7 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, name):
         high = low
     elif method == "higher":
         low = high
-    if per_row:
+    if squash_nans:  # one position per row
         lo_value = _gather_rows(s, low, rest)
         hi_value = _gather_rows(s, high, rest)
     else:
@@ -157,12 +156,12 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, name):
         hi_value = _gather_same(s, high, rest)
     if method == "linear":
         gamma = subtract(pos, low_f)  # carries the derivative in q
-        if not per_row and len(q_shape):
+        if not squash_nans and len(q_shape):
             gamma = reshape(gamma, shape=q_shape + (1,) * last)
         diff = subtract(hi_value, lo_value)
-        result = _where(greater_equal(primal_value(gamma), 0.5),
-                       subtract(hi_value, multiply(diff, subtract(1, gamma))),
-                       add(lo_value, multiply(diff, gamma)))  # NumPy's _lerp
+        result = _where(greater_equal(primal_value(gamma), 0.5),  # NumPy's _lerp
+                        subtract(hi_value, multiply(diff, subtract(1, gamma))),
+                        add(lo_value, multiply(diff, gamma)))
     elif method == "midpoint":
         result = multiply(add(lo_value, hi_value), 0.5)
     else:
@@ -176,7 +175,7 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, name):
 def _gather_same(s, index, rest: tuple):
     """``s[..., index]`` with ``index`` of shape Q (the same for every row): Q + rest."""
     q_ndim = len(shape_of(index))
-    if not q_ndim and isinstance(index, np.ndarray):
+    if not q_ndim and isinstance(index, (np.ndarray, np.generic)):
         index = int(index)  # basic indexing: a view, and a pad as its transpose
     out = getitem(s, index=(Ellipsis, index))
     if q_ndim:  # q's axis comes first, as NumPy puts it
@@ -192,7 +191,7 @@ def _gather_rows(s, index, rest: tuple):
     return getitem(s, index=grids + (index,))
 
 
-def _check_quantile_call(name, out, weights, overwrite_input=False):
+def _check_quantile_call(name, out, weights):
     _refuse(name, out=out)
     if weights is not None:
         raise TypeError(f"np.{name}(..., weights=...) (method='inverted_cdf') is not "
