@@ -660,8 +660,27 @@ convolve = Primitive(
     "convolve",
     lambda in1, in2, mode, method: _scipy("scipy.signal").convolve(in1, in2, mode, method),
     jvp=_convolve_jvp, linear="one", transpose=_convolve_transpose)
-convolve.kernels["jax"] = lambda in1, in2, mode, method: __import__(
-    "jax.scipy.signal").scipy.signal.convolve(in1, in2, mode=mode, method=method)
+
+
+def _convolve_jax(in1, in2, mode, method):
+    import jax.numpy as jnp
+    from jax.scipy.signal import convolve as jax_convolve
+    s1, s2 = in1.shape, in2.shape
+    if all(a >= b for a, b in zip(s1, s2)) or all(a <= b for a, b in zip(s1, s2)):
+        return jax_convolve(in1, in2, mode=mode, method=method)
+    if mode == "valid":
+        raise ValueError("For 'valid' mode, one must be at least as large as the other in "
+                         "every dimension")
+    # JAX wants one input smaller in every axis (a seed axis against one of extent 1 is
+    # not): zeros after in1 where it is the smaller add only zeros after the 'full' result.
+    padded = jnp.pad(in1, [(0, max(b - a, 0)) for a, b in zip(s1, s2)])
+    full_shape = tuple(a + b - 1 for a, b in zip(s1, s2))
+    full = jax_convolve(padded, in2, mode="full", method=method)
+    start, size = _crop_start(full_shape, s1, s2, mode)
+    return full[tuple(slice(i, i + n) for i, n in zip(start, size))]
+
+
+convolve.kernels["jax"] = _convolve_jax
 
 
 @scipy_rule("scipy.signal", "convolve")
