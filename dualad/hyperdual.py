@@ -21,7 +21,7 @@ from . import ops
 from .dual import Dual, as_float_array, check_tangent_shape, complex_error
 from .primitive import MINUS_ONE, ONE, Boxed, Over, Tag
 
-__all__ = ["HyperDual"]
+__all__ = ["HyperDual", "SeededHyperDual"]
 
 
 class HyperDual(Dual):
@@ -206,7 +206,7 @@ class HyperDual(Dual):
         return second
 
     def _wrap(self, primal: Any, tangent: Any) -> HyperDual:
-        out = object.__new__(HyperDual)
+        out = object.__new__(type(self))
         out.primal, out.tangent, out._tag = primal, tangent, self._tag
         out._tag1, out._seeds = self._tag1, self._seeds
         return out
@@ -298,3 +298,13 @@ def _fit(t: Any, shape: tuple, dtype: Any) -> Any:
     if tuple(t.shape) != shape:
         t = ops.broadcast_to(t, shape=shape)
     return t if t.dtype == dtype else ops.convert(t, dtype=dtype)
+
+
+class SeededHyperDual(HyperDual):
+    """The hyper-duals ``hessian``, ``hvp`` and ``second_derivative`` seed: inside
+    the user's function they stand for real arrays, so ``x.real`` is ``x`` itself
+    and ``x.imag`` zeros, as NumPy's (not the value part of a HyperDual)."""
+
+    __slots__ = ()
+    real = Dual.real
+    imag = Dual.imag

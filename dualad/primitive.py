@@ -266,11 +266,16 @@ def register_function(numpy_function: Callable, implementation: Callable) -> Cal
 
     Examples
     --------
+    ``np.linalg.matrix_rank`` has no rule; its value does not depend smoothly on
+    the matrix, so computing it on the value is the right rule:
+
     >>> import numpy as np, dualad
     >>> _ = dualad.register_function(
-    ...     np.ptp, lambda a, axis=None: np.max(a, axis) - np.min(a, axis))
-    >>> dualad.jacfwd(np.ptp)(np.array([3.0, 1.0, 2.0]))
-    array([ 1., -1.,  0.])
+    ...     np.linalg.matrix_rank, lambda a, *args, **kwargs: np.linalg.matrix_rank(
+    ...         dualad.primal_value(a), *args, **kwargs))
+    >>> dualad.jacfwd(lambda a: np.linalg.matrix_rank(a) * a[0, 0])(np.eye(2))
+    array([[2., 0.],
+           [0., 0.]])
     """
     table = UFUNC_HANDLERS if isinstance(numpy_function, np.ufunc) else FUNCTION_HANDLERS
     table[numpy_function] = implementation

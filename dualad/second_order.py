@@ -24,7 +24,7 @@ from . import ops
 from .dual import Dual, as_float_array, from_objects
 from .forward import (Inputs, auto_chunk, check_argnums, check_chunk_size, check_output,
                       jacfwd, jvp, seed_block, zeros_like_output)
-from .hyperdual import HyperDual
+from .hyperdual import SeededHyperDual
 from .primitive import Tag
 
 __all__ = ["hessian", "hvp", "second_derivative"]
@@ -167,7 +167,7 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
     pieces = []
     for start, stop in inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize)):
         tag1, tag2 = Tag(), Tag()
-        seeded = [HyperDual._assemble(x, u, seed_block(x, lo, hi, start, stop), None,
+        seeded = [SeededHyperDual._assemble(x, u, seed_block(x, lo, hi, start, stop), None,
                                       tag1, tag2, (1, stop - start))
                   for (x, lo, hi), u in zip(inputs.spans(), directions)]
         try:
@@ -202,7 +202,7 @@ def second_derivative(fun: Callable, argnums: int = 0) -> Callable:
                              f"argument {argnums} has shape {np.shape(x)}; use hessian")
         one = np.ones((1,), x.dtype)
         tag1, tag2 = Tag(), Tag()
-        seeded = HyperDual._assemble(x, one, one, None, tag1, tag2, (1, 1))
+        seeded = SeededHyperDual._assemble(x, one, one, None, tag1, tag2, (1, 1))
         try:
             out = fun(*args[:argnums], seeded, *args[argnums + 1:])
             return optree.tree_map(lambda o: _second_part(o, tag1, tag2, (1, 1))[0, 0], out)
@@ -260,7 +260,7 @@ def _hyperdual_pass(fun, inputs: Inputs, rows1, rows2, place=None):
     """Evaluate ``fun`` with ε1 on seeds ``rows1`` and ε2 on ``rows2``; the ε1ε2 blocks."""
     (s1, e1), (s2, e2) = rows1, rows2
     tag1, tag2 = Tag(), Tag()
-    seeded = [HyperDual._assemble(x, seed_block(x, lo, hi, s1, e1, place),
+    seeded = [SeededHyperDual._assemble(x, seed_block(x, lo, hi, s1, e1, place),
                                   seed_block(x, lo, hi, s2, e2), None,
                                   tag1, tag2, (e1 - s1, e2 - s2))
               for x, lo, hi in inputs.spans()]

@@ -308,3 +308,13 @@ def test_reverse_mode_leaves_no_reference_cycles():
         assert not any(isinstance(o, Tape) for o in gc.get_objects())
     finally:
         gc.enable()
+
+
+def test_real_and_imag_of_the_seeded_arrays_are_numpys_in_second_order():
+    f = lambda x: np.sum(x.real ** 3 + x.imag + np.real(x) * x.T.real)
+    x = np.array([1.0, 2.0])
+    expected = np.diag(6 * x + 2)
+    for mode in ("hyperdual", "fwd-rev"):
+        assert_allclose(dualad.hessian(f, mode=mode)(x), expected)
+    assert dualad.second_derivative(lambda t: t.real ** 3)(2.0) == 12.0
+    assert_allclose(dualad.hvp(f, (x,), (np.ones(2),), mode="hyperdual")[0], 6 * x + 2)

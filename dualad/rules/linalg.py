@@ -523,22 +523,16 @@ def _matrix_norm(x, ord, axes, keepdims):
 
 
 def _spectral_norm(x, ord, axes, keepdims):
-    """The largest (2) or smallest (-2) singular value, or their sum ("nuc").
+    """The largest (2) or smallest (-2) singular value, or their sum ("nuc"): from
+    the singular values NumPy's own norm computes (the SVD rule differentiates them)."""
+    from .decompositions import svd_values  # it imports this module
 
-    Singular values are the square roots of the eigenvalues of the smaller Gram
-    matrix; a derivative then follows from the eigenvalue rule (an accurate
-    choice for well-separated singular values, not for nearly singular ones).
-    """
-    m = _moveaxis(x, axes, (-2, -1))
-    rows, cols = shape_of(m)[-2:]
-    gram = (matmul(_swapaxes(m, -1, -2), m) if rows >= cols
-            else matmul(m, _swapaxes(m, -1, -2)))
-    singular = sqrt(maximum(eigvalsh(gram), 0.0))  # ascending
+    singular = svd_values(_moveaxis(x, axes, (-2, -1)), how="N")  # descending
     last = (len(shape_of(singular)) - 1,)
     if ord == "nuc":
         out = sum_(singular, axis=last, keepdims=False)
     else:
-        out = getitem(singular, index=(Ellipsis, -1 if ord == 2 else 0))
+        out = getitem(singular, index=(Ellipsis, 0 if ord == 2 else -1))
     if not keepdims:
         return out
     shape = list(shape_of(out))
