@@ -23,15 +23,20 @@ from .primitive import FUNCTION_HANDLERS, Boxed, qualified_name
 
 def conversion_error() -> TypeError:
     """The error of ``np.asarray(dual)``: what would be lost, who asked, what to do."""
-    caller, has_rule = converting_caller() or (None, False)
-    if has_rule:
+    caller, func = converting_caller() or (None, None)
+    if caller is None:
+        lead = ""
+    elif func in FUNCTION_HANDLERS and hasattr(func, "_implementation"):
         lead = (f"{caller} was given an object array of Duals (np.array([...]) of Duals "
                 "makes one) and casts it to floats. ")
-    elif caller:
-        lead = (f"{caller} converts its argument to a NumPy array: it has no dualad rule "
-                "(give it one with dualad.register_function, docs/adding-a-primitive.md). ")
+    elif func in _scipy_originals():
+        lead = (f"{caller} is SciPy's function as it was bound before `import dualad` "
+                "(from scipy... import ... ran first): import dualad before it, or call it "
+                "through its module (scipy.linalg.expm(x)), and dualad's rule runs. ")
     else:
-        lead = ""
+        lead = (f"{caller} converts its argument with np.asarray, so NumPy never hands "
+                "dualad the Dual, and dualad has no rule for it (docs/coverage.md lists "
+                "those it has): write the computation with functions dualad differentiates. ")
     return TypeError(
         lead
         + "Converting a dualad.Dual to a NumPy array would drop its derivative "
@@ -44,12 +49,18 @@ def conversion_error() -> TypeError:
     )
 
 
-def converting_caller() -> tuple[str, bool] | None:
+def _scipy_originals() -> set:
+    """SciPy's own functions that dualad replaced by dispatchers in their modules."""
+    module = sys.modules.get("dualad.rules.scipy_functions")
+    return set(module.ORIGINALS.values()) if module is not None else set()
+
+
+def converting_caller() -> tuple[str, Any] | None:
     """The NumPy or SciPy function the user called that converts a Dual to an
     array (scipy.linalg.logm, np.polynomial.Polynomial.__call__, ...), if any: the
     outermost of the NumPy/SciPy frames right above ``__array__`` that is a
     module's function or a class's method (decorators' inner wrappers skipped).
-    Its name, and whether it has a dualad rule (then it met an object array)."""
+    Its name and the function (None for a method)."""
     frame, frames = sys._getframe(3), []  # above conversion_error and __array__
     while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in (
             "numpy", "scipy"):
@@ -62,15 +73,14 @@ def converting_caller() -> tuple[str, bool] | None:
                 wrapped = found.f_locals.get(name)
                 if callable(wrapped) and "<locals>" not in getattr(wrapped, "__qualname__",
                                                                     "<locals>"):
-                    return qualified_name(wrapped), False
+                    return qualified_name(wrapped), wrapped
             continue
         owner = found.f_globals.get(code.co_qualname.split(".")[0])
         if owner is None:
             continue
         if code.co_qualname != code.co_name:  # a method
-            return f"{found.f_globals['__name__']}.{code.co_qualname}", False
-        return qualified_name(owner), owner in FUNCTION_HANDLERS and hasattr(
-            owner, "_implementation")
+            return f"{found.f_globals['__name__']}.{code.co_qualname}", None
+        return qualified_name(owner), owner
     return None
 
 

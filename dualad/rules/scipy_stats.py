@@ -25,7 +25,8 @@ from ..dual import as_operand, primal_value
 from ..primitive import FUNCTION_HANDLERS
 from .elementwise import (equal, exp, floor, greater, greater_equal, less, less_equal, log,
                           log1p, where)
-from .scipy_functions import scipy_rule, solve_triangular
+from .scipy_functions import scipy_rule
+from .scipy_linalg import solve_triangular
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
