@@ -14,7 +14,8 @@ dualad's status beside JAX's:
 - ``none``: no rule yet; calling it on a Dual raises a TypeError naming it.
 
 ``tests/test_coverage_table.py`` fails when ``docs/data/coverage.json`` differs
-from what this module computes; after changing the rules, rewrite it with::
+from what this module computes (``--print`` prints it); after changing the rules,
+rewrite it with::
 
     python tests/coverage_table.py
 """
@@ -210,5 +211,8 @@ def dumps(table: dict) -> str:
 
 
 if __name__ == "__main__":
-    OUTPUT.write_text(dumps(compute()))
-    print(f"wrote {OUTPUT}")
+    if "--print" in sys.argv:
+        print(dumps(compute()), end="")
+    else:
+        OUTPUT.write_text(dumps(compute()))
+        print(f"wrote {OUTPUT}")

@@ -15,6 +15,7 @@ so every argument of ``fun`` is a float array that gets a tangent.
 
 from __future__ import annotations
 
+import importlib
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,11 +26,17 @@ import numpy as np
 Shape = tuple[int, ...]
 
 
-def _jnp():
-    """jax.numpy, imported when a row's JAX counterpart runs (JAX is a test dependency)."""
-    import jax.numpy
+class LazyModule:
+    """A JAX module, imported when a row's ``jax=`` counterpart first runs."""
 
-    return jax.numpy
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, name):
+        return getattr(importlib.import_module(self._name), name)
+
+
+jnp = LazyModule("jax.numpy")
 # A domain is (lo, hi) for uniform draws, or a function (rng, shape) -> array.
 Domain = tuple[float, float] | Callable[[np.random.Generator, Shape], np.ndarray]
 
@@ -348,10 +355,10 @@ PRODUCTS = [
     Spec("einsum", lambda a: np.einsum("ii", a), (((3, 3),),), variant="trace ii"),
     Spec("einsum", lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [0, 2]),
          (((2, 3), (3, 4)),), variant="sublists",
-         jax=lambda a, b: _jnp().einsum(a, [0, 1], b, [1, 2], [0, 2])),
+         jax=lambda a, b: jnp.einsum(a, [0, 1], b, [1, 2], [0, 2])),
     Spec("einsum", lambda a, b: np.einsum(a, [Ellipsis, 0], b, [0]),
          (((2, 3), (3,)), ((3,), (3,))), variant="sublists ...",
-         jax=lambda a, b: _jnp().einsum(a, [Ellipsis, 0], b, [0])),
+         jax=lambda a, b: jnp.einsum(a, [Ellipsis, 0], b, [0])),
     Spec("einsum", lambda a: np.einsum("ii->i", a), (((3, 3),),), variant="diag ii->i"),
     Spec("einsum", lambda a: np.einsum("ijk->kj", a), ARRAY3, variant="ijk->kj"),
     Spec("einsum", lambda a: np.einsum("ba", a), ARRAY2, variant="implicit transpose"),

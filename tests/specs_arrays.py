@@ -7,19 +7,7 @@ Rows as in ``specs.py`` (which adds them to ``SPECS``); give each row its
 import warnings
 
 import numpy as np
-from specs import GAP, Spec
-
-
-class _LazyJaxNumpy:
-    """``jax.numpy``, imported when a row's ``jax=`` first runs (jax is optional)."""
-
-    def __getattr__(self, name):
-        import jax.numpy
-
-        return getattr(jax.numpy, name)
-
-
-jnp = _LazyJaxNumpy()
+from specs import GAP, Spec, jnp
 
 
 def increasing(lo: float = 0.3, hi: float = 1.0):

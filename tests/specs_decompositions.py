@@ -12,26 +12,21 @@ matrix where JAX symmetrizes it: the JAX counterparts mirror that triangle.
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
+from specs import (
+    MATRIX,
+    LazyModule,
+    Spec,
+    jnp,
+    matrices,
+    nonzero,
+    signed_vectors,
+    small,
+    sum_ties,
+    ties,
+)
 
-from specs import MATRIX, Spec, matrices, nonzero, signed_vectors, small, sum_ties, ties
-
-
-class _Lazy:
-    """A JAX module, imported when a JAX counterpart is first called (JAX is optional)."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, name):
-        return getattr(importlib.import_module(self._name), name)
-
-
-jnp = _Lazy("jax.numpy")
-lax_linalg = _Lazy("jax.lax.linalg")
-
+lax_linalg = LazyModule("jax.lax.linalg")
 TALL, WIDE = (((4, 3),), ((2, 4, 3),)), (((3, 5),), ((2, 2, 4),))
 
 

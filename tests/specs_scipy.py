@@ -15,11 +15,8 @@ variant.
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
-
-from specs import MATRIX, UNARY, Spec, matrices
+from specs import MATRIX, UNARY, LazyModule, Spec, jnp, matrices
 
 try:
     import scipy.linalg as sl
@@ -30,22 +27,11 @@ except ImportError:  # scipy is optional
     sc = None
 
 
-class _Lazy:
-    """A JAX module, imported when a JAX counterpart is first called (JAX is optional)."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, name):
-        return getattr(importlib.import_module(self._name), name)
-
-
-jnp = _Lazy("jax.numpy")
-jsp = _Lazy("jax.scipy.special")
-jst = _Lazy("jax.scipy.stats")
-jsl = _Lazy("jax.scipy.linalg")
-jsg = _Lazy("jax.scipy.signal")
-jnn = _Lazy("jax.nn")
+jsp = LazyModule("jax.scipy.special")
+jst = LazyModule("jax.scipy.stats")
+jsl = LazyModule("jax.scipy.linalg")
+jsg = LazyModule("jax.scipy.signal")
+jnn = LazyModule("jax.nn")
 
 VECTOR_SHAPES = (((5,),), ((2, 3),))
 SOFT = (((4,),), ((2, 3),))

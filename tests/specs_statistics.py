@@ -6,21 +6,8 @@ Rows as in ``specs.py`` (which adds them to ``SPECS``); give each row its
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
-
-from specs import ARRAY2, ARRAY3, GAP, Spec, near, near_integer, small, ties
-
-
-class _Lazy:
-    """``jax.numpy``, imported when a JAX counterpart is first called (JAX is optional)."""
-
-    def __getattr__(self, name):
-        return getattr(importlib.import_module("jax.numpy"), name)
-
-
-jnp = _Lazy()
+from specs import ARRAY2, ARRAY3, GAP, Spec, jnp, near, near_integer, small, ties
 
 REDUCE = (((5,),), ((3, 4),), ((2, 3, 4),))
 

@@ -53,10 +53,12 @@ def check(ours, theirs, dtype, spec):
                         err_msg=spec.id)
 
 
+# One shape set per row: JAX compiles every operation anew for each shape and dtype,
+# which is nearly all of this file's time; the property tests cover the other shapes.
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
 @pytest.mark.parametrize("spec", ROWS, ids=lambda s: s.id)
 def test_jacobians_match_jax(spec, dtype):
-    for shapes in spec.shapes:
+    for shapes in spec.shapes[:1]:
         args = draw(spec, shapes, dtype)
         every = tuple(range(len(args)))
         f = lambda *a: float_leaves(spec.fun(*a))  # noqa: E731
@@ -68,7 +70,7 @@ def test_jacobians_match_jax(spec, dtype):
 
 @pytest.mark.parametrize("spec", ROWS, ids=lambda s: s.id)
 def test_hessians_match_jax(spec):
-    for shapes in spec.shapes[:2]:
+    for shapes in spec.shapes[:1]:
         args = draw(spec, shapes, np.float64, seed=1)
         every = tuple(range(len(args)))
         f = lambda *a: total(*float_leaves(spec.fun(*a)))  # noqa: E731

@@ -16,6 +16,7 @@ from numpy.lib import _index_tricks_impl
 
 from ..dual import primal_value
 from ..primitive import FUNCTION_HANDLERS, Boxed, implements
+from .calculus import _cast, _dtype, _operand
 from .elementwise import floor, where
 from .shape import (
     _atleast,
@@ -31,19 +32,6 @@ from .shape import (
     reshape,
     shape_of,
 )
-
-
-def _operand(a):
-    """An argument as an array (Python numbers and lists become ndarrays)."""
-    return a if hasattr(a, "shape") and hasattr(a, "dtype") else np.asarray(a)
-
-
-def _dtype(a) -> np.dtype:
-    return primal_value(a).dtype
-
-
-def _cast(a, dtype):
-    return a if _dtype(a) == dtype else a.astype(dtype)
 
 
 def _positions(a) -> np.ndarray:
