@@ -1,5 +1,6 @@
 """The coverage table in the docs is the one the code gives (docs/data/coverage.json)."""
 
+import functools
 import json
 import subprocess
 import sys
@@ -12,6 +13,7 @@ pytest.importorskip("scipy")
 import coverage_table  # noqa: E402
 
 
+@functools.cache
 def fresh_table() -> dict:
     """The table as a new process computes it: registrations made by other tests or
     doctests of this process (register_function examples) do not count."""
