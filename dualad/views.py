@@ -53,6 +53,7 @@ def store(x: Dual, index_tuple: tuple, value: Any) -> None:
                                      x.shape)
     x.tangent = ops.where(hits > 0, new, 0 if x.tangent is None else x.tangent)
 
+
 def written(x: Dual, source: Dual | None = None) -> None:
     """After a write: the views of this Dual reload, the Dual it views is written."""
     for view in live_views(x):
@@ -65,6 +66,7 @@ def written(x: Dual, source: Dual | None = None) -> None:
         store(base, np.unravel_index(positions, base.shape), x)
         written(base, source=x)
 
+
 def reload(x: Dual) -> None:
     """Take the values of the Dual this is a view of again (it was written)."""
     base, make = x._viewed
@@ -75,13 +77,6 @@ def reload(x: Dual) -> None:
         x.primal, x.tangent = fresh, None
     for view in live_views(x):
         reload(view)
-
-
-def _writable(x: Any) -> Any:
-    """``x``, or a copy of it if it is a read-only view (a broadcast, say)."""
-    if isinstance(x, np.ndarray) and not x.flags.writeable:
-        return x.copy()
-    return x
 
 
 def lift(container: Any, value: Any) -> Any:
