@@ -13,8 +13,8 @@ import string
 import numpy as np
 
 from ..dual import align_tangent, primal_value
-from ..primitive import Boxed, Primitive, implements, register_function
-from .elementwise import absolute, add, maximum, multiply, negative, power, sqrt, square, where
+from ..primitive import Primitive, implements, register_function
+from .elementwise import absolute, add, multiply, negative, power, where
 from .reductions import _max, _min, _sum, l2_norm, normalize_axes, sum_
 from .shape import (_moveaxis, _ravel, _swapaxes, broadcast_to, getitem, normalize_axis, reshape,
                     shape_of, transpose, unbroadcast)
@@ -435,10 +435,10 @@ def _adjugate_kernel(a):
 
 def _adjugate_jvp(primals, tangents, ans):
     a, e = primals[0], tangents[0]
-    if isinstance(a, Boxed):
-        raise NotImplementedError("third and higher derivatives of np.linalg.det at a "
-                                  "(nearly) singular matrix are not implemented")
+    # On a Dual (a derivative of third order), np.linalg.svd and the rest below are
+    # the rule table's: the formula is differentiated again.
     u, s, v, sign = _svd(a)
+    sign = primal_value(sign)  # ±1: locally constant
     n = s.shape[-1]
     eye = np.eye(n, dtype=bool)
     # q_ij = Π_{l≠i,j} s_l. With P = Uᵀ dA V, adj(S + P) - adj(S) is, to first order,
