@@ -289,7 +289,7 @@ class Dual(Boxed):
     # -- indexing and writing -------------------------------------------------
 
     def __getitem__(self, index):
-        index = _static_index(index)
+        index = _views.static_index(index)
         return _views.as_view(self, _ops.getitem(self, index=index),
                               _views.getitem_of(index))
 
@@ -302,7 +302,7 @@ class Dual(Boxed):
         write into a view reaches the Dual it was taken from, as in NumPy.
         """
         _views.check_writable(self, value)
-        _views.store(self, _static_index(index), value)
+        _views.store(self, _views.static_index(index), value)
         _views.written(self)
 
     # In-place operators write the result into the Dual, so every name bound to
@@ -359,7 +359,7 @@ class Dual(Boxed):
                                 f"{sorted(kwargs)} are not supported on Duals")
             result = handler(*inputs)
         else:
-            result = _ufunc_method(ufunc, method, inputs, kwargs)
+            result = ufunc_method(ufunc, method, inputs, kwargs)
         return result if dtype is None else _astype(result, dtype)
 
     def __array_function__(self, func: Callable, types, args, kwargs):
@@ -577,16 +577,6 @@ def _can_add_in_place(total: Any, term: Any) -> bool:
             and total.dtype == np.result_type(total, term) and total.flags.writeable)
 
 
-def _static_index(index: Any) -> tuple:
-    """An index as a tuple of static parts: lists become arrays, Duals are refused."""
-    items = index if isinstance(index, tuple) else (index,)
-    for item in items:
-        if isinstance(item, Dual):
-            raise TypeError("a Dual cannot be used as an index; index with integers "
-                            "or with boolean masks from comparisons")
-    return tuple(np.asarray(i) if isinstance(i, list) else i for i in items)
-
-
 def _astype(x: Any, dtype) -> Any:
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
@@ -596,51 +586,16 @@ def _astype(x: Any, dtype) -> Any:
     return primal_value(x).astype(dtype)
 
 
-def _ufunc_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
-    """``ufunc.reduce``/``accumulate``/``outer`` expressed with the rule table."""
-    reductions = {
-        (np.add, "reduce"): np.sum, (np.add, "accumulate"): np.cumsum,
-        (np.multiply, "reduce"): np.prod, (np.multiply, "accumulate"): np.cumprod,
-        (np.maximum, "reduce"): np.max, (np.fmax, "reduce"): np.max,
-        (np.minimum, "reduce"): np.min, (np.fmin, "reduce"): np.min,
-    }
-    func = reductions.get((ufunc, method))
-    if func is not None:
-        kwargs.setdefault("axis", 0)  # NumPy's default for reduce and accumulate
-        return FUNCTION_HANDLERS[func](*inputs, **kwargs)
-    if method == "outer" and len(inputs) == 2 and not kwargs:
-        a, b = inputs
-        b_ndim = np.ndim(primal_value(b))
-        a = FUNCTION_HANDLERS[np.reshape](a, np.shape(primal_value(a)) + (1,) * b_ndim)
-        return ufunc(a, b)
-    raise TypeError(
-        f"{qualified_name(ufunc)}.{method} is not supported on Duals; "
-        "write it with ordinary NumPy calls (np.sum, np.cumsum, broadcasting)"
-    )
-
-
 # Bound late, in this order: they use the Dual above; the rule table (ops) uses the
 # operands' helpers; the views use the rule table.
 from .operands import (array_arguments, as_operand, complex_error,  # noqa: E402,F401
                        conversion_error, elements, from_objects, holds_box, inside_vectorize,
-                       is_python_ufunc, through_objects)
+                       is_python_ufunc, object_loop_method, through_objects, ufunc_method)
 from . import ops as _ops  # noqa: E402,I001
 from . import views as _views  # noqa: E402,I001
 
 
-def _object_loop_method(ufunc: np.ufunc) -> Callable:
-    """``np.sin`` of an object array calls each element's ``sin`` method: give Duals
-    one per ufunc with a rule, so such arrays compute (elementwise) instead of failing."""
-
-    def method(self, *others):
-        return ufunc(self, *others)
-
-    method.__name__ = ufunc.__name__
-    method.__doc__ = f"Same as ``numpy.{ufunc.__name__}(self, ...)``."
-    return method
-
-
 for _ufunc in list(UFUNC_HANDLERS):
     if not hasattr(Dual, _ufunc.__name__):
-        setattr(Dual, _ufunc.__name__, _object_loop_method(_ufunc))
+        setattr(Dual, _ufunc.__name__, object_loop_method(_ufunc))
 del _ufunc

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .dual import Dual
+from .dual import Dual, primal_value
 from .primitive import FUNCTION_HANDLERS, Boxed, qualified_name
 
 
@@ -202,3 +202,37 @@ def complex_error(name: str) -> TypeError:
         "give a wrong derivative, so it is refused. Write the computation with real "
         "and imaginary parts as separate real arrays.")
 
+
+def ufunc_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
+    """``ufunc.reduce``/``accumulate``/``outer`` expressed with the rule table."""
+    reductions = {
+        (np.add, "reduce"): np.sum, (np.add, "accumulate"): np.cumsum,
+        (np.multiply, "reduce"): np.prod, (np.multiply, "accumulate"): np.cumprod,
+        (np.maximum, "reduce"): np.max, (np.fmax, "reduce"): np.max,
+        (np.minimum, "reduce"): np.min, (np.fmin, "reduce"): np.min,
+    }
+    func = reductions.get((ufunc, method))
+    if func is not None:
+        kwargs.setdefault("axis", 0)  # NumPy's default for reduce and accumulate
+        return FUNCTION_HANDLERS[func](*inputs, **kwargs)
+    if method == "outer" and len(inputs) == 2 and not kwargs:
+        a, b = inputs
+        b_ndim = np.ndim(primal_value(b))
+        a = FUNCTION_HANDLERS[np.reshape](a, np.shape(primal_value(a)) + (1,) * b_ndim)
+        return ufunc(a, b)
+    raise TypeError(
+        f"{qualified_name(ufunc)}.{method} is not supported on Duals; "
+        "write it with ordinary NumPy calls (np.sum, np.cumsum, broadcasting)"
+    )
+
+
+def object_loop_method(ufunc: np.ufunc) -> Callable:
+    """``np.sin`` of an object array calls each element's ``sin`` method: give Duals
+    one per ufunc with a rule, so such arrays compute (elementwise) instead of failing."""
+
+    def method(self, *others):
+        return ufunc(self, *others)
+
+    method.__name__ = ufunc.__name__
+    method.__doc__ = f"Same as ``numpy.{ufunc.__name__}(self, ...)``."
+    return method

@@ -153,3 +153,12 @@ def live_views(x: Dual) -> list:
 VIEW_FUNCTIONS = frozenset({np.reshape, np.ravel, np.transpose, np.permute_dims,
                             np.swapaxes, np.moveaxis, np.squeeze, np.expand_dims})
 
+
+def static_index(index: Any) -> tuple:
+    """An index as a tuple of static parts: lists become arrays, Duals are refused."""
+    items = index if isinstance(index, tuple) else (index,)
+    for item in items:
+        if isinstance(item, Dual):
+            raise TypeError("a Dual cannot be used as an index; index with integers "
+                            "or with boolean masks from comparisons")
+    return tuple(np.asarray(i) if isinstance(i, list) else i for i in items)

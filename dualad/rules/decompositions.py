@@ -30,11 +30,10 @@ import numpy as np
 
 from ..dual import primal_value
 from ..primitive import Primitive, implements
-from .elementwise import absolute, divide, multiply, sign, where
-from .linalg import _dot, _norm, eigh_vectors, eigvalsh, inv, matmul, solve, solve_seeds
+from .elementwise import absolute, multiply, sign, where
+from .linalg import _dot, eigh_vectors, eigvalsh, inv, matmul, solve, solve_seeds
 from .reductions import _sum
-from .shape import (_swapaxes, _take_along_axis, argsort, concatenate, getitem, normalize_axis,
-                    reshape, shape_of, transpose)
+from .shape import (_swapaxes, _take_along_axis, argsort, concatenate, getitem, reshape, shape_of)
 
 # ---------------------------------------------------------------------------
 # Helpers written with table primitives (they act on tangents too: a tangent has
@@ -522,7 +521,7 @@ def _lstsq(a, b, rcond=None):
 
 
 # ---------------------------------------------------------------------------
-# Compositions: matrix_power, multi_dot, cond, vector_norm, matrix_norm
+# Compositions: matrix_power, multi_dot (cond and the norms: rules/norms.py)
 # ---------------------------------------------------------------------------
 
 
@@ -593,45 +592,3 @@ def _multi_dot(arrays, *, out=None):
     if ndim_first == 1 or ndim_last == 1:
         return reshape(result, shape=(-1,))
     return result
-
-
-@implements(np.linalg.cond)
-def _cond(x, p=None):
-    """svd values for p = None, 2, -2; else norm(x, p)·norm(inv(x), p), as NumPy."""
-    shape = shape_of(x)
-    if len(shape) >= 2 and 0 in shape[-2:]:
-        raise np.linalg.LinAlgError("cond is not defined on empty arrays")
-    if p is None or p in (2, -2):
-        s = svd_values(x, how="N")
-        first, last = getitem(s, index=(Ellipsis, 0)), getitem(s, index=(Ellipsis, -1))
-        r = divide(last, first) if p == -2 else divide(first, last)
-    else:
-        if len(shape) < 2 or shape[-1] != shape[-2]:
-            raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
-        r = multiply(_norm(x, p, axis=(-2, -1)), _norm(inv(x), p, axis=(-2, -1)))
-    return r
-
-
-@implements(np.linalg.vector_norm)
-def _vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
-    shape = tuple(shape_of(x))
-    ndim = len(shape)
-    if axis is None:
-        y, axes = reshape(x, shape=(-1,)), tuple(range(ndim))
-    elif isinstance(axis, tuple):  # NumPy moves the axes first and flattens them
-        axes = tuple(normalize_axis(int(i), ndim) for i in axis)
-        rest = tuple(i for i in range(ndim) if i not in axes)
-        y = reshape(transpose(x, axes=axes + rest),
-                    shape=(int(np.prod([shape[i] for i in axes], dtype=int)),)
-                    + tuple(shape[i] for i in rest))
-    else:
-        y, axes = x, (normalize_axis(int(axis), ndim),)
-    res = _norm(y, axis=0 if axis is None or isinstance(axis, tuple) else axis, ord=ord)
-    if keepdims:
-        res = reshape(res, shape=tuple(1 if i in axes else n for i, n in enumerate(shape)))
-    return res
-
-
-@implements(np.linalg.matrix_norm)
-def _matrix_norm(x, /, *, keepdims=False, ord="fro"):
-    return _norm(x, axis=(-2, -1), keepdims=keepdims, ord=ord)

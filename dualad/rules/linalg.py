@@ -14,9 +14,9 @@ import numpy as np
 
 from ..dual import align_tangent, primal_value
 from ..primitive import Primitive, implements, register_function
-from .elementwise import absolute, add, multiply, negative, power, where
-from .reductions import _max, _min, _sum, l2_norm, normalize_axes, sum_
-from .shape import (_moveaxis, _ravel, _swapaxes, broadcast_to, getitem, normalize_axis, reshape,
+from .elementwise import add, multiply, negative, where
+from .reductions import _sum, sum_
+from .shape import (_ravel, _swapaxes, broadcast_to, getitem, normalize_axis, reshape,
                     shape_of, transpose, unbroadcast)
 
 
@@ -468,77 +468,6 @@ sign_of_det = Primitive("sign_of_det", lambda a: np.linalg.slogdet(a)[0])
 @implements(np.linalg.slogdet)
 def _slogdet(a):
     return _SlogdetResult(sign_of_det(primal_value(a)), log_abs_det(a))
-
-
-@implements(np.linalg.norm)
-def _norm(x, ord=None, axis=None, keepdims=False):
-    ndim = len(shape_of(x))
-    if axis is None:
-        if ord is None:  # 2-norm of all elements, whatever the shape
-            return l2_norm(x, axis=tuple(range(ndim)), keepdims=bool(keepdims))
-        axis = tuple(range(ndim))
-    axes = tuple(normalize_axis(int(a), ndim) for a in np.atleast_1d(axis))
-    if len(axes) == 1:
-        return _vector_norm(x, 2 if ord is None else ord, axes, keepdims)
-    if len(axes) == 2:
-        return _matrix_norm(x, "fro" if ord is None else ord, axes, keepdims)
-    raise ValueError("Improper number of dimensions to norm.")
-
-
-def _l2_norm(x, axes, keepdims):
-    return l2_norm(x, axis=normalize_axes(axes, len(shape_of(x))), keepdims=bool(keepdims))
-
-
-def _vector_norm(x, ord, axes, keepdims):
-    if ord == 2:
-        return _l2_norm(x, axes, keepdims)
-    if ord == np.inf:
-        return _max(absolute(x), axes, keepdims=keepdims)
-    if ord == -np.inf:
-        return _min(absolute(x), axes, keepdims=keepdims)
-    if ord == 1:
-        return _sum(absolute(x), axes, keepdims=keepdims)
-    if ord == 0:  # a count: piecewise constant
-        value = primal_value(x)
-        return np.sum(value != 0, axis=axes, keepdims=keepdims).astype(value.dtype)
-    return power(_sum(power(absolute(x), ord), axes, keepdims=keepdims), 1.0 / ord)
-
-
-def _matrix_norm(x, ord, axes, keepdims):
-    rows, cols = axes
-    if ord in ("fro", "f"):
-        return _l2_norm(x, axes, keepdims)
-    if ord in (1, -1):  # largest (smallest) column sum
-        sums, over, pick = _sum(absolute(x), rows, keepdims=True), cols, ord == 1
-    elif ord in (np.inf, -np.inf):  # largest (smallest) row sum
-        sums, over, pick = _sum(absolute(x), cols, keepdims=True), rows, ord == np.inf
-    elif ord in (2, -2, "nuc"):
-        return _spectral_norm(x, ord, axes, keepdims)
-    else:
-        raise ValueError(f"Invalid norm order {ord!r} for matrices.")
-    out = (_max if pick else _min)(sums, over, keepdims=True)
-    if keepdims:
-        return out
-    return reshape(out, shape=tuple(n for i, n in enumerate(shape_of(out)) if i not in axes))
-
-
-def _spectral_norm(x, ord, axes, keepdims):
-    """The largest (2) or smallest (-2) singular value, or their sum ("nuc"): from
-    the singular values NumPy's own norm computes (the SVD rule differentiates them)."""
-    from .decompositions import svd_values  # it imports this module
-
-    singular = svd_values(_moveaxis(x, axes, (-2, -1)), how="N")  # descending
-    last = (len(shape_of(singular)) - 1,)
-    if ord == "nuc":
-        out = sum_(singular, axis=last, keepdims=False)
-    else:
-        out = getitem(singular, index=(Ellipsis, 0 if ord == 2 else -1))
-    if not keepdims:
-        return out
-    shape = list(shape_of(out))
-    for axis in sorted(axes):
-        shape.insert(axis, 1)
-    return reshape(out, shape=tuple(shape))
 
 
 # ---------------------------------------------------------------------------
