@@ -632,5 +632,10 @@ from specs_arrays import ROWS as ARRAYS  # noqa: E402
 from specs_decompositions import ROWS as DECOMPOSITIONS  # noqa: E402
 from specs_scipy import ROWS as SCIPY  # noqa: E402
 from specs_statistics import ROWS as STATISTICS  # noqa: E402
+from specs_polynomials import ROWS as POLYNOMIALS  # noqa: E402
+from specs_scipy_linalg import ROWS as SCIPY_LINALG  # noqa: E402
+from specs_scipy_stats import ROWS as SCIPY_STATS  # noqa: E402
+from specs_special import ROWS as SPECIAL_MORE  # noqa: E402
 
 SPECS += ARRAYS + STATISTICS + DECOMPOSITIONS + SCIPY
+SPECS += POLYNOMIALS + SCIPY_LINALG + SPECIAL_MORE + SCIPY_STATS

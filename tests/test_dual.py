@@ -176,9 +176,9 @@ def test_writing_a_dual_into_an_ndarray_refuses():
 def test_unregistered_function_names_itself_and_the_fix():
     x = d([1.0, 2.0])
     with pytest.raises(TypeError) as info:
-        np.unwrap(x)
+        np.emath.log(x)
     message = str(info.value)
-    assert "numpy.unwrap" in message and "register_function" in message
+    assert "numpy.emath.log" in message and "register_function" in message
 
 
 def test_unregistered_ufunc_names_itself():
@@ -191,10 +191,10 @@ def test_register_function_makes_a_function_work():
     def softsign(x):
         return x / (1 + abs(x))
 
-    unregistered = np.unwrap
+    unregistered = np.emath.log
     dualad.register_function(unregistered, lambda p, **kw: softsign(p))
     try:
-        assert_allclose(jacfwd(np.unwrap)(np.array([0.5])), [[1 / 1.5 ** 2]])
+        assert_allclose(jacfwd(np.emath.log)(np.array([0.5])), [[1 / 1.5 ** 2]])
     finally:
         dualad.primitive.FUNCTION_HANDLERS.pop(unregistered)
 

@@ -30,12 +30,9 @@ UNREGISTERED_FUNCTIONS = [
     (np.fft.rfft, "numpy.fft.rfft", lambda x: np.fft.rfft(x)),
     (np.fft.irfft, "numpy.fft.irfft", lambda x: np.fft.irfft(x)),
     (np.fft.fftshift, "numpy.fft.fftshift", lambda x: np.fft.fftshift(x)),
-    (np.linalg.tensorinv, "numpy.linalg.tensorinv",
-     lambda x: np.linalg.tensorinv(np.diag(x), ind=1)),
-    (np.linalg.tensorsolve, "numpy.linalg.tensorsolve",
-     lambda x: np.linalg.tensorsolve(np.diag(x), x)),
-    (np.unwrap, "numpy.unwrap", lambda x: np.unwrap(x)),
-    (np.trim_zeros, "numpy.trim_zeros", lambda x: np.trim_zeros(x)),
+    (np.emath.log, "numpy.emath.log", lambda x: np.emath.log(x)),
+    (np.emath.logn, "numpy.emath.logn", lambda x: np.emath.logn(2.0, x)),
+    (np.emath.arcsin, "numpy.emath.arcsin", lambda x: np.emath.arcsin(x)),
     (np.emath.sqrt, "numpy.emath.sqrt", lambda x: np.emath.sqrt(x)),
     (np.lib.stride_tricks.sliding_window_view, "numpy.lib.stride_tricks.sliding_window_view",
      lambda x: np.lib.stride_tricks.sliding_window_view(x, 2)),
@@ -43,10 +40,10 @@ UNREGISTERED_FUNCTIONS = [
 
 UNREGISTERED_UFUNCS = [
     (scipy.special.ellipk, "scipy.special.ellipk", lambda x: scipy.special.ellipk(x)),
-    (scipy.special.hyp2f1, "scipy.special.hyp2f1",
-     lambda x: scipy.special.hyp2f1(1.0, 1.0, 2.0, x)),
-    (scipy.special.binom, "scipy.special.binom", lambda x: scipy.special.binom(x + 3, 2.0)),
-    (scipy.special.fresnel, "scipy.special.fresnel", lambda x: scipy.special.fresnel(x)[0]),
+    (scipy.special.ellipe, "scipy.special.ellipe", lambda x: scipy.special.ellipe(x)),
+    (scipy.special.ellipkinc, "scipy.special.ellipkinc",
+     lambda x: scipy.special.ellipkinc(x, 0.5)),
+    (scipy.special.struve, "scipy.special.struve", lambda x: scipy.special.struve(1.0, x)),
 ]
 
 

@@ -312,6 +312,7 @@ def _convolve(in1, in2, mode="full", method="auto"):
     return convolve(in1, in2, mode=mode, method=method)
 
 
-from . import scipy_linalg, scipy_stats  # noqa: E402,F401  (declare their rules here)
+from . import scipy_linalg, scipy_stats  # noqa: E402,F401,I001  (declare their rules here)
+from . import scipy_distributions, scipy_matrices, scipy_signal, scipy_special  # noqa: E402,F401,I001
 
 install_all()

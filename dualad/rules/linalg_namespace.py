@@ -1,0 +1,1 @@
+"""numpy.linalg's array-API names and tensor solves."""

@@ -1,0 +1,1 @@
+"""Polynomials as coefficient arrays (``np.poly*``, ``np.roots``, ``np.vander``)."""

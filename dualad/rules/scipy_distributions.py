@@ -1,0 +1,1 @@
+"""scipy.stats distributions beyond those of :mod:`dualad.rules.scipy_stats`."""

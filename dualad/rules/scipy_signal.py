@@ -1,0 +1,1 @@
+"""scipy.signal called unchanged."""

@@ -1,0 +1,1 @@
+"""scipy.special functions beyond those of :mod:`dualad.rules.special`."""

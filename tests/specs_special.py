@@ -1,0 +1,10 @@
+"""Spec rows: scipy.special beyond specs.py and specs_scipy.py.
+
+Rows as in ``specs.py`` (which adds them to ``SPECS``).
+"""
+
+from __future__ import annotations
+
+from specs import Spec  # noqa: F401
+
+ROWS: list[Spec] = []
