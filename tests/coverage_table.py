@@ -12,6 +12,11 @@ dualad's status beside JAX's:
 - ``value``: a step function, evaluated on the value with derivative 0
   (comparisons, ``floor``, ``argmax``, ...).
 - ``none``: no rule yet; calling it on a Dual raises a TypeError naming it.
+- ``n/a``: nothing to differentiate. Either NumPy never hands it a Dual (no
+  ``__array_function__`` dispatch: constructors from shapes, dtype and print
+  utilities, I/O), or its arguments are integers, or it stores values (the savers,
+  which refuse a Dual): :data:`NOT_APPLICABLE`. A non-dispatched function built
+  from dispatched ones still runs on Duals (``np.kaiser(m, beta)``).
 
 ``tests/test_coverage_table.py`` fails when ``docs/data/coverage.json`` differs
 from what this module computes (``--print`` prints it); after changing the rules,
@@ -52,6 +57,20 @@ MODULES = {
     "scipy.signal": "jax.scipy.signal",
     "scipy.stats": "jax.scipy.stats",
 }
+
+
+#: Functions with nothing to differentiate beyond the non-dispatched NumPy ones.
+NOT_APPLICABLE = {
+    "numpy": {"save", "savez", "savez_compressed", "savetxt"},  # refuse a Dual
+    "scipy.special": {"bernoulli", "euler", "factorial2", "factorialk", "stirling2"},
+    "scipy.linalg": {"dft", "hadamard", "helmert", "hilbert", "invhilbert", "invpascal",
+                     "pascal"},
+}
+
+
+def dispatched(func: object) -> bool:
+    """NumPy hands a Dual to it: a ufunc, or a function with ``__array_function__``."""
+    return isinstance(func, np.ufunc) or type(func).__name__ == "_ArrayFunctionDispatcher"
 
 
 def public_functions(module_name: str) -> dict[str, object]:
@@ -95,7 +114,9 @@ def rows_by_function() -> dict[int, list]:
     return rows
 
 
-def kind_of(func: object, rows: list) -> str:
+def kind_of(module_name: str, name: str, func: object, rows: list) -> str:
+    if name in NOT_APPLICABLE.get(module_name, ()):
+        return "n/a"
     on_primal = ON_PRIMAL.get(getattr(func, "__name__", ""))
     if on_primal is not None and on_primal.kernels["numpy"] is func:
         return "value"
@@ -111,6 +132,8 @@ def kind_of(func: object, rows: list) -> str:
         return "rule"
     if func in NON_DIFFERENTIABLE if isinstance(func, np.ufunc) else False:
         return "value"
+    if module_name.startswith("numpy") and not dispatched(func):
+        return "n/a"
     return "none"
 
 
@@ -195,7 +218,7 @@ def compute() -> dict:
         entries = {}
         for name, func in functions.items():
             specs = rows.get(id(func), [])
-            kind = kind_of(func, specs)
+            kind = kind_of(module_name, name, func, specs)
             entry = {"dualad": kind, "jax": name in in_jax}
             if kind == "rule":
                 entry["tested"] = bool(specs)
