@@ -18,13 +18,24 @@ argument ``k`` is a point of the lattice: its derivative is 0.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from ..dual import as_operand, primal_value
 from ..primitive import FUNCTION_HANDLERS
-from .elementwise import (equal, exp, floor, greater, greater_equal, less, less_equal, log,
-                          log1p, where)
+from .elementwise import (
+    equal,
+    exp,
+    floor,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log1p,
+    where,
+)
 from .scipy_functions import scipy_rule
 from .scipy_linalg import solve_triangular
 
@@ -46,6 +57,8 @@ _CONTINUOUS = {
         "logcdf": lambda z: _sc().log_ndtr(z),
         "sf": lambda z: _sc().ndtr(-z),
         "logsf": lambda z: _sc().log_ndtr(-z),
+        "ppf": lambda q: _sc().ndtri(q),
+        "isf": lambda q: -_sc().ndtri(q),
     },
     "t": {
         "logpdf": lambda z, df: (_sc().gammaln(0.5 * (df + 1.0)) - _sc().gammaln(0.5 * df)
@@ -75,39 +88,91 @@ _DISCRETE = {
     },
 }
 
+#: Distribution name -> SciPy's parameter check, written with primitives (SciPy's own
+#: converts with np.asarray); absent: every shape parameter positive.
+ARGCHECKS: dict[str, Callable[..., object]] = {
+    "poisson": lambda mu: greater_equal(mu, 0.0),
+}
+
+
 def _argcheck(dist, values) -> object:
-    """SciPy's parameter check of ``dist`` (written with primitives: SciPy's generic one
-    converts with np.asarray): shape parameters positive, Poisson's mean nonnegative."""
+    """SciPy's parameter check of ``dist`` on the parameters' values."""
+    check = ARGCHECKS.get(dist.name)
+    if check is not None:
+        return check(*values)
     good = True
     for v in values:
-        good = good & (greater_equal(v, 0.0) if dist.name == "poisson" else greater(v, 0.0))
+        good = good & greater(v, 0.0)
     return good
 
 
 SUPPORTED = sorted(_CONTINUOUS) + sorted(_DISCRETE) + ["multivariate_normal"]
 
 
+def register_distribution(name: str, formulas: dict[str, Callable] | None = None,
+                          discrete: bool = False,
+                          argcheck: Callable[..., object] | None = None) -> None:
+    """Differentiate the scipy.stats distribution ``name`` by ``formulas`` (method ->
+    function of the standardized variable and the shape parameters; for discrete
+    distributions of ``k - loc``), with SciPy's parameter check ``argcheck``. Without
+    formulas (a multivariate distribution with its own dispatchers): only listed."""
+    if formulas is not None:
+        (_DISCRETE if discrete else _CONTINUOUS)[name] = formulas
+    if argcheck is not None:
+        ARGCHECKS[name] = argcheck
+    if name not in SUPPORTED:
+        SUPPORTED.append(name)
+
+
+_COMPLEMENT = {"cdf": "sf", "sf": "cdf", "ppf": "isf", "isf": "ppf"}
+
+
 def _formula(dist, method: str, table: dict):
+    """The formula of ``dist.method``: given, or the log or exp of a given one, or
+    from the complement (sf = 1 - cdf, isf(q) = ppf(1 - q))."""
     formulas = table.get(dist.name)
     if formulas is None:
         raise TypeError(
             f"scipy.stats.{dist.name}.{method} has no dualad rule, so it cannot be applied "
             f"to a Dual; dualad differentiates the distributions {', '.join(SUPPORTED)}. "
             "Write the density with scipy.special and NumPy functions instead.")
+    found = _derived(formulas, method)
+    if found is None:
+        log_of = method.removeprefix("log")
+        other = _derived(formulas, _COMPLEMENT.get(log_of, ""))
+        if other is not None and log_of in ("ppf", "isf"):
+            found = lambda q, *a: other(1.0 - q, *a)
+        elif other is not None:
+            found = (lambda *a: log1p(-other(*a))) if method != log_of else (
+                lambda *a: 1.0 - other(*a))
+    if found is None:
+        raise TypeError(
+            f"scipy.stats.{dist.name}.{method} has no dualad rule (dualad differentiates "
+            f"{', '.join(sorted(formulas))} of {dist.name}), so it cannot be applied to a "
+            "Dual.")
+    return found
+
+
+def _derived(formulas: dict, method: str):
+    """``formulas[method]``, or the log or exp of another entry; None if neither."""
     log_of = method.removeprefix("log")
     if method in formulas:
         return formulas[method]
     if method.startswith("log") and log_of in formulas:
         return lambda *a: log(formulas[log_of](*a))
-    return lambda *a: exp(formulas["log" + method](*a))
+    if "log" + method in formulas:
+        return lambda *a: exp(formulas["log" + method](*a))
+    return None
 
 
 def _inside_point(lo, hi):
-    """A point of each support [lo, hi], where formulas are evaluated off the support."""
+    """A point of each support [lo, hi], where formulas are evaluated off the support
+    (primitives: the bounds are JAX values under dualad_gpu when they are parameters)."""
+    lo_finite = greater(lo, -np.inf) & less(lo, np.inf)
+    hi_finite = greater(hi, -np.inf) & less(hi, np.inf)
     with np.errstate(invalid="ignore"):
-        return np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi),
-                        np.where(np.isfinite(lo), lo + 1.0, np.where(np.isfinite(hi), hi - 1.0,
-                                                                      0.0)))
+        return where(lo_finite & hi_finite, 0.5 * (lo + hi),
+                     where(lo_finite, lo + 1.0, where(hi_finite, hi - 1.0, 0.0)))
 
 
 _OUTSIDE = {  # SciPy's value off the support: (below it, above it)
@@ -133,7 +198,7 @@ def _continuous(method: str):
         inside = good & self._support_mask(zv, *values)
         if method in ("cdf", "logcdf", "sf", "logsf"):  # the ends of the support are exact
             inside = inside & less(lo, zv) & less(zv, hi)
-        z = where(inside, z, _inside_point(np.asarray(lo, float), np.asarray(hi, float)))
+        z = where(inside, z, _inside_point(lo + 0.0, hi + 0.0))
         shape = tuple(where(good, s, 1.0) for s in shape)  # refused parameters: nan below
         with np.errstate(all="ignore"):
             out = formula(z, *shape)
@@ -177,11 +242,62 @@ def _discrete(method: str):
     return implementation
 
 
+def _quantile(method: str):
+    """ppf/isf: loc + scale · the standardized quantile; SciPy's support ends at q = 0
+    and 1 (reversed for isf), nan outside [0, 1]."""
+    def implementation(self, q, *args, **kwds):
+        formula = _formula(self, method, _CONTINUOUS)
+        shape, loc, scale = self._parse_args(*args, **kwds)
+        shape = tuple(as_operand(s) for s in shape)
+        q = as_operand(q)
+        values = [primal_value(s) for s in shape]
+        qv = primal_value(q)
+        good = ((_argcheck(self, values) & greater(primal_value(scale), 0.0))
+                & less_equal(0.0, qv) & less_equal(qv, 1.0))
+        inside = good & less(0.0, qv) & less(qv, 1.0)
+        q = where(inside, q, 0.5)
+        shape = tuple(where(good, s, 1.0) for s in shape)
+        lo, hi = self._get_support(*values)
+        if method == "isf":
+            lo, hi = hi, lo
+        with np.errstate(all="ignore"):
+            out = where(inside, formula(q, *shape), where(equal(qv, 0.0), lo, hi))
+            out = as_operand(loc) + as_operand(scale) * out
+        return where(good, out, np.nan)
+
+    implementation.__name__ = method
+    return implementation
+
+
+def _discrete_quantile(method: str):
+    """ppf/isf of a discrete distribution: a point of the lattice, a step function of q
+    and the parameters: values only (no derivative)."""
+    def implementation(self, q, *args, **kwds):
+        formula = _formula(self, method, _DISCRETE)
+        shape, loc, _ = self._parse_args(*args, **kwds)
+        values = [primal_value(as_operand(s)) for s in shape]
+        qv = primal_value(as_operand(q)) + 0.0
+        good = _argcheck(self, values) & less_equal(0.0, qv) & less_equal(qv, 1.0)
+        inside = good & less(0.0, qv) & less(qv, 1.0)
+        lo, hi = self._get_support(*values)
+        first, last = (lo - 1.0, hi) if method == "ppf" else (hi, lo - 1.0)
+        with np.errstate(all="ignore"):
+            out = formula(where(inside, qv, 0.5), *(where(good, v, 1.0) for v in values))
+            out = where(inside, out, where(equal(qv, 0.0), first, last))
+        return where(good, out + primal_value(as_operand(loc)), np.nan)
+
+    implementation.__name__ = method
+    return implementation
+
+
 _INFRASTRUCTURE = "scipy.stats._distn_infrastructure"
 for _method in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
     scipy_rule(_INFRASTRUCTURE, f"rv_continuous.{_method}")(_continuous(_method))
 for _method in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"):
     scipy_rule(_INFRASTRUCTURE, f"rv_discrete.{_method}")(_discrete(_method))
+for _method in ("ppf", "isf"):
+    scipy_rule(_INFRASTRUCTURE, f"rv_continuous.{_method}")(_quantile(_method))
+    scipy_rule(_INFRASTRUCTURE, f"rv_discrete.{_method}")(_discrete_quantile(_method))
 
 
 # ---------------------------------------------------------------------------
