@@ -1,1 +1,223 @@
-"""scipy.special functions beyond those of :mod:`dualad.rules.special`."""
+"""More scipy.special functions: exponential and Fresnel integrals, entropies, Box-Cox,
+hypergeometric functions, Hurwitz zeta, Owen's T, Pochhammer, binomial coefficients.
+
+Ufuncs are declared as in :mod:`dualad.rules.special`: a row of partials written with
+primitives, a primitive for each new special function a partial needs, a JAX kernel
+for each (``jax.scipy.special``'s by name where JAX has the function, SciPy's on the
+host otherwise). The ufuncs with two outputs (``fresnel``, ``sici``) are one
+primitive per output. ``comb``, ``factorial`` and ``zeta`` are Python functions,
+routed by dispatchers (:func:`dualad.rules.scipy_functions.scipy_rule`).
+
+Derivatives in the parameters of ``hyp1f1``/``hyp2f1`` (``a``, ``b``, ``c``) and of
+``zeta`` in ``x`` raise a TypeError (no closed form). ``gammasgn`` is a step (values
+only); ``comb``/``factorial`` with ``exact=True`` give integers (values only).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..dual import as_operand, primal_value
+from ..primitive import Primitive, register_function
+from .elementwise import (absolute, broadcast_shape_rule, cos, elementwise, equal, exp,
+                          greater, log, log1p, nondifferentiable, sin, where)
+from .scipy_functions import scipy_rule
+from .special import _host_kernel, _no_partial, sc, sinc
+
+_PI = math.pi
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _jsp(name: str, output: int | None = None):
+    """The kernel ``jax.scipy.special.<name>`` (one of its outputs), imported on use."""
+
+    def kernel(*args):
+        import jax.scipy.special as jsp
+        out = getattr(jsp, name)(*args)
+        return out if output is None else out[output]
+
+    return kernel
+
+
+# (u·eᵘ - expm1(u))/u² = Σₖ (k+1)/(k+2)!·uᵏ: Box-Cox's derivative in λ over log(x)², by
+# its series for |u| < 0.5 (the difference cancels there; 14 terms leave < 1e-17).
+_BOXCOX_SERIES = [(k + 1) / math.factorial(k + 2) for k in range(14)]
+
+
+def _boxcox_dlambda(lmbda, lx):
+    """∂/∂λ of expm1(λ·lx)/λ (log(x)²/2 at λ = 0)."""
+    u = lmbda * lx
+    near = greater(0.5, absolute(u))
+    series = _BOXCOX_SERIES[-1]
+    for c in reversed(_BOXCOX_SERIES[:-1]):
+        series = series * u + c
+    us = where(near, 1.0, u)
+    direct = (us * exp(us) - (exp(us) - 1.0)) / (us * us)
+    return lx * lx * where(near, series, direct)
+
+
+# log1p(u)/u = Σₖ (-u)ᵏ/(k+1), for |u| < 0.1 (20 terms leave < 1e-20).
+_LOG1P_OVER = [(-1.0) ** k / (k + 1) for k in range(20)]
+
+
+def _log1p_over(u):
+    """log1p(u)/u, 1 at u = 0."""
+    near = greater(0.1, absolute(u))
+    series = _LOG1P_OVER[-1]
+    for c in reversed(_LOG1P_OVER[:-1]):
+        series = series * u + c
+    us = where(near, 1.0, u)
+    return where(near, series, log1p(us) / us)
+
+
+if sc is not None:
+    from .special import digamma, erf, gamma
+
+    # Exponential integrals and Dawson's integral
+    exp1 = elementwise(sc.exp1, lambda ans, x: -exp(-x) / x)
+    expi = elementwise(sc.expi, lambda ans, x: exp(x) / x)
+    # E_n' = -E_{n-1}; E_0 = e⁻ˣ/x (SciPy's expn(-1, x) is nan). n is an integer.
+    expn = elementwise(sc.expn, None, lambda ans, n, x: where(
+        equal(n, 0.0), -ans * (1.0 + 1.0 / x), -expn(n - 1.0, x)))
+    dawsn = elementwise(sc.dawsn, lambda ans, x: 1.0 - 2.0 * x * ans)
+
+    # Fresnel and sine/cosine integrals: one primitive per output.
+    fresnel_s = Primitive("fresnel_s", lambda x: sc.fresnel(x)[0],
+                          partials=(lambda ans, x: sin(0.5 * _PI * (x * x)),),
+                          shape_rule=broadcast_shape_rule)
+    fresnel_c = Primitive("fresnel_c", lambda x: sc.fresnel(x)[1],
+                          partials=(lambda ans, x: cos(0.5 * _PI * (x * x)),),
+                          shape_rule=broadcast_shape_rule)
+    # Si' = sin(x)/x = sinc(x/π); Ci' = cos(x)/x.
+    sici_si = Primitive("sici_si", lambda x: sc.sici(x)[0],
+                        partials=(lambda ans, x: sinc(x / _PI),),
+                        shape_rule=broadcast_shape_rule)
+    sici_ci = Primitive("sici_ci", lambda x: sc.sici(x)[1],
+                        partials=(lambda ans, x: cos(x) / x,), shape_rule=broadcast_shape_rule)
+    fresnel_s.kernels["jax"] = _jsp("fresnel", 0)
+    fresnel_c.kernels["jax"] = _jsp("fresnel", 1)
+    sici_si.kernels["jax"] = _jsp("sici", 0)
+    sici_ci.kernels["jax"] = _jsp("sici", 1)
+    register_function(sc.fresnel, lambda x: (fresnel_s(x), fresnel_c(x)))
+    register_function(sc.sici, lambda x: (sici_si(x), sici_ci(x)))
+
+    # Entropies: -x·log x, x·log(x/y) - x + y, x·log(x/y); infinite partials at x = 0.
+    entr = elementwise(sc.entr, lambda ans, x: -(log(x) + 1.0), nonfinite=True)
+    kl_div = elementwise(sc.kl_div, lambda ans, x, y: log(x / y),
+                         lambda ans, x, y: 1.0 - x / y, nonfinite=True)
+    rel_entr = elementwise(sc.rel_entr, lambda ans, x, y: log(x / y) + 1.0,
+                           lambda ans, x, y: -x / y, nonfinite=True)
+
+    # Box-Cox: expm1(λ·L)/λ with L = log x (boxcox) or log1p x (boxcox1p).
+    boxcox = elementwise(sc.boxcox, lambda ans, x, lmbda: exp((lmbda - 1.0) * log(x)),
+                         lambda ans, x, lmbda: _boxcox_dlambda(lmbda, log(x)))
+    boxcox1p = elementwise(sc.boxcox1p, lambda ans, x, lmbda: exp((lmbda - 1.0) * log1p(x)),
+                           lambda ans, x, lmbda: _boxcox_dlambda(lmbda, log1p(x)))
+
+    # Gamma family
+    loggamma = elementwise(sc.loggamma, lambda ans, x: digamma(x))  # real x > 0: gammaln
+    poch = elementwise(sc.poch, lambda ans, z, m: ans * (digamma(z + m) - digamma(z)),
+                       lambda ans, z, m: ans * digamma(z + m))
+    binom = elementwise(sc.binom, lambda ans, n, k: ans * (digamma(n + 1.0)
+                                                           - digamma(n - k + 1.0)),
+                        lambda ans, n, k: ans * (digamma(n - k + 1.0) - digamma(k + 1.0)))
+    binom.kernels["jax"] = _host_kernel(sc.binom)  # JAX has comb, not binom
+    gammasgn = nondifferentiable(sc.gammasgn)
+
+    # spence(z) = ∫₁ᶻ log t/(1 - t) dt: its derivative -log1p(u)/u, u = z - 1.
+    spence = elementwise(sc.spence, lambda ans, z: -_log1p_over(z - 1.0))
+
+    # Owen's T(h, a) = 1/(2π) ∫₀ᵃ exp(-h²(1+t²)/2)/(1+t²) dt.
+    owens_t = elementwise(
+        sc.owens_t,
+        lambda ans, h, a: -0.5 * _INV_SQRT_2PI * exp(-0.5 * (h * h))
+        * erf(a * h / math.sqrt(2.0)),
+        lambda ans, h, a: exp(-0.5 * (h * h) * (1.0 + a * a)) / (2.0 * _PI * (1.0 + a * a)))
+
+    # Confluent and Gauss hypergeometric functions, in x.
+    hyp1f1 = elementwise(sc.hyp1f1, _no_partial("hyp1f1", "a"), _no_partial("hyp1f1", "b"),
+                         lambda ans, a, b, x: a / b * hyp1f1(a + 1.0, b + 1.0, x))
+    hyp2f1 = elementwise(sc.hyp2f1, _no_partial("hyp2f1", "a"), _no_partial("hyp2f1", "b"),
+                         _no_partial("hyp2f1", "c"),
+                         lambda ans, a, b, c, x: a * b / c * hyp2f1(a + 1.0, b + 1.0, c + 1.0, x))
+
+    # Hurwitz zeta ζ(x, q) = Σₙ (n + q)^-x: ∂q = -x·ζ(x + 1, q).
+    from scipy.special import _ufuncs
+    hurwitz_zeta = Primitive("zeta", _ufuncs._zeta,
+                             partials=(_no_partial("zeta", "x"),
+                                       lambda ans, x, q: -x * hurwitz_zeta(x + 1.0, q)),
+                             shape_rule=broadcast_shape_rule)
+    hurwitz_zeta.kernels["jax"] = _jsp("zeta")
+    register_function(_ufuncs._zeta, hurwitz_zeta)
+
+    @scipy_rule("scipy.special", "zeta")
+    def zeta(x: Any, q: Any = None, out: Any = None) -> Any:
+        """``scipy.special.zeta``: the Hurwitz form ζ(x, q), differentiated in q."""
+        if out is not None:
+            raise TypeError("dualad's scipy.special.zeta does not support out=")
+        if q is None:
+            raise TypeError("scipy.special.zeta(x) (Riemann's) is not differentiated in x: "
+                            "dualad has no rule for that derivative (nor has JAX). Pass x "
+                            "as a constant (dualad.primal_value).")
+        return hurwitz_zeta(as_operand(x), as_operand(q))
+
+    @scipy_rule("scipy.special", "comb")
+    def comb(N: Any, k: Any, *, exact: bool = False, repetition: bool = False) -> Any:
+        """``scipy.special.comb``: binom(N, k) where 0 ≤ k ≤ N, else 0 (exact=True: the
+        integer, values only)."""
+        if exact:
+            from scipy.special import _basic
+            return _basic.comb(primal_value(N), primal_value(k), exact=True,
+                               repetition=repetition)
+        N, k = as_operand(N), as_operand(k)
+        n_value, k_value = primal_value(N), primal_value(k)
+        if repetition:
+            one = (k_value == 0) & (n_value >= 0)
+            return where(one, 1.0, binom(N + k - 1.0, k))
+        inside = (k_value <= n_value) & (n_value >= 0) & (k_value >= 0)
+        return where(inside, binom(N, k), 0.0)
+
+    @scipy_rule("scipy.special", "factorial")
+    def factorial(n: Any, exact: bool = False, extend: str = "zero") -> Any:
+        """``scipy.special.factorial``: Γ(n + 1), 0 for n < 0 (``extend="zero"``)
+        (exact=True: the integer, values only)."""
+        if exact:
+            from scipy.special import _basic
+            return _basic.factorial(primal_value(n), exact=True, extend=extend)
+        n = as_operand(n)
+        value = gamma(n + 1.0)
+        if extend == "complex":
+            return value
+        if extend != "zero":
+            raise ValueError(f"argument `extend` must be either 'zero' or 'complex', "
+                             f"received: {extend}")
+        return where(primal_value(n) < 0, 0.0, value)
+
+__all__ = [
+    "binom",
+    "boxcox",
+    "boxcox1p",
+    "comb",
+    "dawsn",
+    "entr",
+    "exp1",
+    "expi",
+    "expn",
+    "factorial",
+    "fresnel_c",
+    "fresnel_s",
+    "gammasgn",
+    "hurwitz_zeta",
+    "hyp1f1",
+    "hyp2f1",
+    "kl_div",
+    "loggamma",
+    "owens_t",
+    "poch",
+    "rel_entr",
+    "sici_ci",
+    "sici_si",
+    "spence",
+    "zeta",
+]
