@@ -15,8 +15,8 @@ import numpy as np
 import optree
 
 from . import ops
-from .dual import (Dual, as_float_array, check_tangent_shape, from_objects, primal_value,
-                   without_tag)
+from .dual import (Dual, as_float_array, check_tangent_shape, from_objects, output_of,
+                   primal_value, without_tag)
 from .primitive import Boxed, EscapedDualError, Primitive, Tag, backend_of
 
 __all__ = ["jvp", "jacfwd", "jacobian", "derivative", "DEFAULT_CHUNK_BYTES"]
@@ -404,7 +404,7 @@ def _live(o: Any) -> Any:
 
 def read_leaf(o: Any, tag: Tag, seeds: int, transform: str = "jacfwd") -> tuple[Any, Any]:
     """The primal and the tangent of ``tag`` of one output leaf (zeros if absent)."""
-    o = from_objects(o)
+    o = output_of(o)
     check_output(o, transform)
     if isinstance(o, Dual) and o._tag is tag:
         primal, t = o.primal, o.tangent

@@ -44,7 +44,8 @@ def conversion_error() -> TypeError:
         "np.zeros_like(x) instead of np.zeros(n) for an array to fill element by "
         "element (a float array cannot hold a derivative), np.stack([...]) to build "
         "an array from Duals (np.array([...]) takes only 0-d Duals, and gives an "
-        "object array that NumPy's own mean, std or linalg do not take), and "
+        "object array that some of NumPy's own functions, such as np.cov or "
+        "np.linalg's, do not take), and "
         "dualad.primal_value(x) only for a value that is meant to be a constant."
     )
 
@@ -143,6 +144,18 @@ def from_objects(x: Any) -> Any:
     return stacked.reshape(x.shape)
 
 
+def output_of(x: Any) -> Any:
+    """A transform's output leaf: :func:`from_objects`, and an object array of plain
+    numbers (``np.min`` of ``np.array([[x, 0.5], [0.5, 0.5]])`` where 0.5 wins) as
+    the numeric array NumPy would make of them (its derivative is 0)."""
+    x = from_objects(x)
+    if type(x) is np.ndarray and x.dtype == object and x.size:
+        numbers = np.array(x.tolist())
+        if numbers.dtype.kind in "biuf" and numbers.shape == x.shape:
+            return numbers
+    return x
+
+
 def holds_box(items: Any) -> bool:
     return any(isinstance(v, Boxed) or (type(v) in (list, tuple) and holds_box(v))
                for v in items)
@@ -236,3 +249,34 @@ def object_loop_method(ufunc: np.ufunc) -> Callable:
     method.__name__ = ufunc.__name__
     method.__doc__ = f"Same as ``numpy.{ufunc.__name__}(self, ...)``."
     return method
+
+
+# ---------------------------------------------------------------------------
+# np.mean, np.std and np.var of a list of Duals (np.mean([x, y]))
+# ---------------------------------------------------------------------------
+# NumPy dispatches on the list, not on its items, so no protocol runs: it sums the
+# object array, then casts the sum with ``dtype.type``, which would drop the
+# derivative (and is refused). Their implementations in numpy._core._methods,
+# looked up on every call, are wrapped: a list, tuple or object array holding Duals
+# becomes one Dual and goes to dualad's rule; anything else runs NumPy's code.
+
+def _objects_to_rule(method: Callable, func: Callable) -> Callable:
+    def wrapped(a, *args, **kwargs):
+        if (type(a) in (list, tuple) and holds_box(a)) or (
+                type(a) is np.ndarray and a.dtype == object and holds_box(a.ravel())):
+            return func(from_objects(np.array(a, dtype=object)), *args, **kwargs)
+        return method(a, *args, **kwargs)
+
+    wrapped.__wrapped__ = method
+    return wrapped
+
+
+def _wrap_statistics() -> None:
+    methods = getattr(getattr(np, "_core", None), "_methods", None)
+    for name, func in (("_mean", np.mean), ("_var", np.var), ("_std", np.std)):
+        method = getattr(methods, name, None)
+        if method is not None and not hasattr(method, "__wrapped__"):
+            setattr(methods, name, _objects_to_rule(method, func))
+
+
+_wrap_statistics()

@@ -26,7 +26,7 @@ import numpy as np
 import optree
 
 from . import ops
-from .dual import Dual, as_float_array, from_objects, primal_value
+from .dual import Dual, as_float_array, output_of, primal_value
 from .forward import (Inputs, JoinedChunks, auto_chunk, check_argnums, check_chunk_size,
                       check_output, seed_block, split_aux, zeros_like_output)
 from .primitive import Boxed, EscapedDualError, Primitive, Tag
@@ -225,7 +225,7 @@ def _linearize(fun: Callable, inputs: Inputs, nan_safe: bool, has_aux: bool,
 
 def _read_linear(out_leaves: list, tag: Tag, transform: str) -> tuple[list, list]:
     primals, out_vars = [], []
-    for o in map(from_objects, out_leaves):
+    for o in map(output_of, out_leaves):
         check_output(o, transform, scalar=transform == "grad")
         if isinstance(o, Dual) and o._tag is tag:
             primals.append(o.primal)

@@ -21,7 +21,7 @@ import numpy as np
 import optree
 
 from . import ops
-from .dual import Dual, as_float_array, from_objects
+from .dual import Dual, as_float_array, output_of
 from .forward import (Inputs, auto_chunk, check_argnums, check_chunk_size, check_output,
                       jacfwd, jvp, seed_block, zeros_like_output)
 from .hyperdual import SeededHyperDual
@@ -171,7 +171,7 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
                                       tag1, tag2, (1, stop - start))
                   for (x, lo, hi), u in zip(inputs.spans(), directions)]
         try:
-            out = from_objects(inputs.call(fun, seeded))
+            out = output_of(inputs.call(fun, seeded))
             check_output(out, "hvp", scalar=True)
             if np.ndim(_real(out)) != 0:
                 raise ValueError(f"hvp needs a function with a scalar output, got shape "
@@ -280,7 +280,7 @@ def _real(out: Any) -> Any:
 
 def _second_part(o: Any, tag1: Tag, tag2: Tag, seeds: tuple[int, int]) -> Any:
     """The ε1ε2 part of an output, shape ``(K1, K2, *S)`` (zeros where absent)."""
-    o = from_objects(o)
+    o = output_of(o)
     check_output(o, "hessian")
     t = o.tangent if isinstance(o, Dual) and o._tag is tag2 else None
     part = t.tangent if isinstance(t, Dual) and t._tag is tag1 else None

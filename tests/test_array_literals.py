@@ -65,11 +65,26 @@ def test_array_literals_in_expressions(f, expected, transform):
 
 
 def test_numpy_functions_that_cast_an_object_array_to_float_raise_clearly():
-    with pytest.raises(TypeError, match=r"numpy.mean was given an object array of Duals"):
-        dualad.grad(lambda y: np.mean([y[0], y[1] ** 2]))(Y)
-    # np.mean of the stacked array is the way, and gives the derivative:
-    assert_allclose(dualad.grad(lambda y: np.mean(np.stack([y[0], y[1] ** 2])))(Y),
-                    [0.5, Y[1]])
+    with pytest.raises(TypeError, match=r"numpy.cov was given an object array of Duals"):
+        dualad.grad(lambda y: np.sum(np.cov([y[0], y[1] ** 2, 1.0])))(Y)
+    # np.cov of the stacked array is the way, and gives the derivative:
+    expected = dualad.grad(lambda y: np.cov(np.stack([y[0], y[1] ** 2, np.ones(())])))(Y)
+    assert_allclose(expected, [1 / 3 * (2 * Y[0] - Y[1] ** 2 - 1),
+                               2 * Y[1] / 3 * (2 * Y[1] ** 2 - Y[0] - 1)])
+
+
+@pytest.mark.parametrize("container", [list, tuple, lambda items: np.array(items, object)])
+@pytest.mark.parametrize("transform", [dualad.grad, lambda f: dualad.jacrev(f),
+                                       lambda f: dualad.hessian(f, mode="hyperdual")])
+def test_mean_std_var_of_a_list_of_duals(container, transform):
+    def f(y):
+        items = container([y[0], y[1] ** 2, y[0] * y[1]])
+        return np.mean(items) + np.std(items) + 2.0 * np.var(items, ddof=1)
+
+    stacked = lambda y: f.__wrapped__(np.stack([y[0], y[1] ** 2, y[0] * y[1]]))  # noqa: E731
+    f.__wrapped__ = lambda a: np.mean(a) + np.std(a) + 2.0 * np.var(a, ddof=1)
+    assert_allclose(transform(f)(Y), transform(stacked)(Y), rtol=1e-13)
+    assert np.mean([1.0, 2.0]) == 1.5 and np.std((1.0, 3.0)) == 1.0  # NumPy's own path
 
 
 def test_array_of_vectors_says_to_stack():
