@@ -146,3 +146,15 @@ def test_casts_give_a_value_where_numpy_does_and_never_drop_a_tangent():
                  lambda: float(x[0]), lambda: np.float32(x[1])):
         with pytest.raises(TypeError, match="drop"):
             cast()
+
+
+@pytest.mark.parametrize("x, expected", [(1.0, [0.0, 0.0, 0.0]), (-1.0, [1.0, 1.0, 1.0])])
+def test_an_output_of_constants_from_an_object_array_has_derivative_zero(x, expected):
+    # np.min over an object array: where 0.5 wins, the output holds no Dual at all.
+    def f(x):
+        return np.min(np.array([[x, x, x], [x, 0.5, 0.5], [0.5, 0.5, 0.5], [x, x, 0.5]]),
+                      axis=0)
+
+    for transform in (dualad.jacfwd, dualad.jacrev):
+        assert_allclose(transform(f)(x), expected)
+    assert dualad.hessian(lambda x: np.sum(f(x)))(x) == 0.0
