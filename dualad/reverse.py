@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import math
 import weakref
 
 import numpy as np
@@ -319,9 +320,9 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
                    *, nan_safe: bool = False) -> Callable:
     """A function returning ``(fun(*args), gradient)`` from one reverse pass.
 
-    ``fun`` must return a real scalar (plus ``aux`` with ``has_aux``, giving
-    ``((value, aux), gradient)`` as in JAX). ``argnums`` and ``nan_safe`` as in
-    :func:`grad`.
+    ``fun`` must return a real scalar, or an array of one element as autograd
+    allows (plus ``aux`` with ``has_aux``, giving ``((value, aux), gradient)`` as in
+    JAX). ``argnums`` and ``nan_safe`` as in :func:`grad`.
 
     Examples
     --------
@@ -343,10 +344,11 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
                             f"{out_tree.unflatten(leaves)!r:.80}; use jacrev or vjp for "
                             "other outputs")
         (value,), (var,) = leaves, out_vars
-        if np.shape(primal_value(value)) != ():
+        shape = np.shape(primal_value(value))
+        if math.prod(shape) != 1:  # a single element of any shape, as in autograd
             raise ValueError(f"grad requires a function with a scalar output, got shape "
-                             f"{np.shape(primal_value(value))}; use jacrev or vjp")
-        one = np.ones((), _float_dtype(value))
+                             f"{shape}; use jacrev or vjp")
+        one = np.ones(shape, _float_dtype(value))
         in_cts = _pull_back(tape, [var], [one], in_vars, inputs, 1)
         gradient = inputs.unflatten([ops.getitem(c, index=(0,)) for c in in_cts])
         return ((value, aux) if has_aux else value), gradient

@@ -60,6 +60,14 @@ def test_grad_needs_a_scalar():
         grad(lambda x: x * 2.0)(np.ones(3))
 
 
+def test_grad_of_a_one_element_output_as_autograd():
+    f = lambda x: np.sum(np.sin(x), axis=1, keepdims=True)  # noqa: E731  shape (1, 1)
+    x = np.array([[0.1, 0.2, 0.3]])
+    value, gradient = dualad.value_and_grad(f)(x)
+    assert value.shape == (1, 1)
+    assert_allclose(gradient, np.cos(x), rtol=1e-15)
+
+
 def test_grad_of_constant_is_zero():
     assert_allclose(grad(lambda x: 3.0)(np.ones(2)), np.zeros(2))
 
