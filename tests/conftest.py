@@ -18,5 +18,6 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 # Spec rows of a family live in tests/specs_<family>.py and are imported by specs.py
 # (importing one first would be a cycle): not modules to collect doctests from.
 collect_ignore_glob = ["specs_*.py"]
-# The coverage table's generator is run by test_coverage_table.py (and by hand).
-collect_ignore = ["coverage_table.py"]
+# The coverage table's generator is run by test_coverage_table.py (and by hand);
+# external/ runs other projects' test suites through dualad, by hand.
+collect_ignore = ["coverage_table.py", "external"]
