@@ -7,7 +7,7 @@ Rows as in ``specs.py`` (which adds them to ``SPECS``); give each row its
 import warnings
 
 import numpy as np
-from specs import GAP, Spec, jnp
+from specs import GAP, Spec, jnp, small, ties
 
 
 def increasing(lo: float = 0.3, hi: float = 1.0):
@@ -235,4 +235,185 @@ BUILDING = [
          jax=lambda a, b: (jnp.c_[a, b], jnp.c_[a, 2.0 * b, a])),
 ]
 
-ROWS: list[Spec] = CALCULUS + BUILDING
+# ---------------------------------------------------------------------------
+# Selecting, writing in place, set operations, counts (dualad/rules/indexing.py,
+# building.py, selection.py)
+# ---------------------------------------------------------------------------
+
+
+def _choice(shape, n: int = 2) -> np.ndarray:
+    """A constant index array of ``shape`` with values 0 .. n - 1."""
+    return (np.arange(int(np.prod(shape))) * 7 % n).reshape(shape)
+
+
+def _mask(shape) -> np.ndarray:
+    """A constant boolean mask of ``shape`` (every other element, shifted by rows)."""
+    return np.arange(int(np.prod(shape))).reshape(shape) % 3 != 1
+
+
+def _zero_ends(x):
+    """``x`` with its first and last elements multiplied by 0: zeros that stay zeros
+    when ``x`` moves, so that np.trim_zeros keeps the same elements."""
+    ends = np.ones(x.shape)
+    ends[..., :1] = ends[..., -1:] = 0.0
+    return x * ends
+
+
+def _put(x, v):
+    y = x.copy()
+    np.put(y, [0, 5, 2], v)
+    return y
+
+
+def _put_wrap(x, v):
+    y = x.copy()
+    np.put(y, [-1, 7, 13], v, mode="wrap")
+    return y
+
+
+def _place(x, v):
+    y = x.copy()
+    np.place(y, _mask(x.shape), v)
+    return y
+
+
+def _put_along_axis(x, v):
+    y = x.copy()
+    np.put_along_axis(y, _choice((x.shape[0], 2), x.shape[1]), v, axis=1)
+    return y
+
+
+def _fill_diagonal(x, v):
+    y = x.copy()
+    np.fill_diagonal(y, v)
+    return y
+
+
+BINS = np.array([0, 2, 2, 4, 1, 0, 3, 2])
+
+
+def _near_bin_edges(x, bins: int) -> bool:
+    """An element near an inner edge of ``bins`` equal bins over [min, max] (as
+    ``_near_bin_edge`` of specs_statistics)."""
+    x = np.asarray(x)
+    lo, hi = np.min(x), np.max(x)
+    inner = lo + (hi - lo) * np.arange(1, bins) / bins
+    return bool(np.any(np.abs(x[:, None] - inner[None, :]) < 10 * GAP))
+
+
+INDEXING = [
+    Spec("block", lambda a, b: (np.block([[a, b], [b, a]]), np.block([[a], [2.0 * b]])),
+         (((2, 2), (2, 2)), ((3,), (3,))),
+         jax=lambda a, b: (jnp.block([[a, b], [b, a]]), jnp.block([[a], [2.0 * b]]))),
+    Spec("block", lambda a, b: np.block([a, 1.5, b]), (((3,), (2,)), ((), ())),
+         variant="scalars", jax=lambda a, b: jnp.block([a, 1.5, b])),
+    Spec("choose", lambda a, b: (np.choose(_choice(np.broadcast_shapes(a.shape, b.shape)),
+                                           [a, b]),
+                                 np.choose(_choice(a.shape, 3) + 1, [a, b, 2.0 * a],
+                                           mode="wrap")),
+         (((2, 3), (2, 3)), ((2, 3), (3,))),
+         jax=lambda a, b: (jnp.choose(_choice(jnp.broadcast_shapes(a.shape, b.shape)),
+                                      [a, b]),
+                           jnp.choose(_choice(a.shape, 3) + 1, [a, b, 2.0 * a],
+                                      mode="wrap"))),
+    Spec("compress", lambda x: (np.compress([True, False, True], x, axis=-1),
+                                np.compress([False, True], x)),
+         (((2, 3),), ((3,),)),
+         jax=lambda x: (jnp.compress(jnp.array([True, False, True]), x, axis=-1),
+                        jnp.compress(jnp.array([False, True]), x))),
+    Spec("extract", lambda x: np.extract(_mask(x.shape), x), (((2, 3),), ((5,),)),
+         jax=lambda x: jnp.extract(_mask(x.shape), x)),
+    Spec("diagflat", lambda x: (np.diagflat(x), np.diagflat(x, -1)), (((3,),), ((2, 2),)),
+         jax=lambda x: (jnp.diagflat(x), jnp.diagflat(x, -1))),
+    Spec("resize", lambda x: (np.resize(x, (3, 4)), np.resize(x, 2)), (((2, 3),), ((5,),)),
+         jax=lambda x: (jnp.resize(x, (3, 4)), jnp.resize(x, 2))),
+    Spec("trim_zeros", lambda x: (np.trim_zeros(_zero_ends(x)), np.trim_zeros(_zero_ends(x), "b"),
+                                  np.trim_zeros(_zero_ends(x), axis=-1)),
+         (((6,),), ((3,),), ((2, 4),)), avoid=small,
+         jax=lambda x: (jnp.trim_zeros(_zero_ends(x)), jnp.trim_zeros(_zero_ends(x), "b"),
+                        jnp.trim_zeros(_zero_ends(x), axis=-1))),
+    Spec("unstack", lambda x: (np.unstack(x), np.unstack(x, axis=-1)), (((2, 3),), ((3, 1, 2),)),
+         jax=lambda x: (jnp.unstack(x), jnp.unstack(x, axis=-1))),
+    Spec("broadcast_arrays", lambda a, b: np.broadcast_arrays(a, b, 0.5 * a),
+         (((2, 3), (3,)), ((4, 1), (1, 2)), ((), (2,))),
+         jax=lambda a, b: jnp.broadcast_arrays(a, b, 0.5 * a)),
+    Spec("astype", lambda x: (np.astype(x, x.dtype), np.astype(x, np.float64) * x),
+         (((2, 3),), ((),)),
+         jax=lambda x: (jnp.astype(x, x.dtype), jnp.astype(x, jnp.float64) * x)),
+    Spec("cumulative_sum", lambda x: (np.cumulative_sum(x, axis=-1),
+                                      np.cumulative_sum(x, axis=0, include_initial=True)),
+         (((2, 3),), ((4,),)),
+         jax=lambda x: (jnp.cumulative_sum(x, axis=-1),
+                        jnp.cumulative_sum(x, axis=0, include_initial=True))),
+    Spec("cumulative_prod", lambda x: (np.cumulative_prod(x, axis=-1),
+                                       np.cumulative_prod(x, axis=0, include_initial=True)),
+         (((2, 3),), ((4,),)),
+         jax=lambda x: (jnp.cumulative_prod(x, axis=-1),
+                        jnp.cumulative_prod(x, axis=0, include_initial=True))),
+    Spec("apply_along_axis",
+         lambda x: (np.apply_along_axis(lambda r: np.sin(r) * r[0], -1, x),
+                    np.apply_along_axis(lambda r: np.outer(r, r), 0, x),
+                    np.apply_along_axis(np.sum, 0, x)),
+         (((2, 3),), ((2, 3, 2),)),
+         jax=lambda x: (jnp.apply_along_axis(lambda r: jnp.sin(r) * r[0], -1, x),
+                        jnp.apply_along_axis(lambda r: jnp.outer(r, r), 0, x),
+                        jnp.apply_along_axis(jnp.sum, 0, x))),
+    Spec("apply_over_axes", lambda x: (np.apply_over_axes(np.sum, x, [0, 2]),
+                                       np.apply_over_axes(np.cumsum, x, 1)),
+         (((2, 3, 2),),),
+         jax=lambda x: (jnp.apply_over_axes(jnp.sum, x, [0, 2]),
+                        jnp.apply_over_axes(jnp.cumsum, x, [1]))),
+    Spec("put", _put, (((2, 3), (3,)), ((6,), (2,)), ((3, 2), ())),
+         jax=lambda x, v: jnp.put(x, jnp.array([0, 5, 2]), v, inplace=False)),
+    Spec("put", _put_wrap, (((2, 3), (3,)),), variant="mode=wrap",
+         jax=lambda x, v: jnp.put(x, jnp.array([-1, 7, 13]), v, mode="wrap",
+                                  inplace=False)),
+    Spec("place", _place, (((2, 3), (4,)), ((5,), (2,))),
+         jax=lambda x, v: jnp.place(x, _mask(x.shape), v, inplace=False)),
+    Spec("put_along_axis", _put_along_axis, (((3, 4), (3, 2)), ((3, 4), (3, 1))),
+         jax=lambda x, v: jnp.put_along_axis(x, _choice((x.shape[0], 2), x.shape[1]), v,
+                                             axis=1, inplace=False)),
+    Spec("fill_diagonal", _fill_diagonal, (((3, 3), (3,)), ((3, 4), ()), ((2, 2, 2), (2,))),
+         jax=lambda x, v: jnp.fill_diagonal(x, v, inplace=False)),
+    Spec("bincount", lambda w: (np.bincount(BINS, w), np.bincount(BINS, w, minlength=7)),
+         (((8,),),),
+         jax=lambda w: (jnp.bincount(BINS, w), jnp.bincount(BINS, w, minlength=7))),
+    Spec("histogram_bin_edges", lambda x: (np.histogram_bin_edges(x, 4),
+                                           np.histogram_bin_edges(x, [-1.0, 0.0, 2.0])),
+         (((7,),), ((2, 3),)), avoid=ties,
+         jax=lambda x: (jnp.histogram_bin_edges(x, 4),
+                        jnp.histogram_bin_edges(x, jnp.array([-1.0, 0.0, 2.0])))),
+    Spec("histogram2d", lambda x, y, w: (np.histogram2d(x, y, 3, weights=w),
+                                         np.histogram2d(x, y, [2, 3], density=True)),
+         (((9,), (9,), (9,)),), ((-2.0, 2.0), (-2.0, 2.0), (0.5, 1.5)),
+         avoid=lambda x, y, w: ties(x) or ties(y) or _near_bin_edges(x, 6)
+         or _near_bin_edges(y, 6),
+         jax=lambda x, y, w: (jnp.histogram2d(x, y, 3, weights=w),
+                              jnp.histogram2d(x, y, [2, 3], density=True))),
+    Spec("histogramdd", lambda s, w: (np.histogramdd(s, (3, 2), weights=w, density=True),
+                                      np.histogramdd(s, 2)[1]),
+         (((9, 2), (9,)),), ((-2.0, 2.0), (0.5, 1.5)),
+         avoid=lambda s, w: any(ties(c) or _near_bin_edges(c, 6) for c in s.T),
+         jax=lambda s, w: (jnp.histogramdd(s, (3, 2), weights=w, density=True),
+                           jnp.histogramdd(s, 2)[1])),
+    # Set operations: their values carry the derivative of the elements picked
+    # (jax.numpy's are sorted selections with derivative 0 there, as for np.unique).
+    Spec("union1d", np.union1d, (((4,), (3,)), ((2, 2), ())),
+         avoid=lambda a, b: ties(np.r_[a.ravel(), b.ravel()])),
+    Spec("intersect1d", lambda a, b: (np.intersect1d(a, np.r_[b, a[:2]]),
+                                      np.intersect1d(np.r_[b, a[1:]], a, assume_unique=True)),
+         (((4,), (3,)),), avoid=lambda a, b: ties(np.r_[a, b])),
+    Spec("setdiff1d", lambda a, b: (np.setdiff1d(a, b), np.setdiff1d(np.r_[a, a[:2]], a[1:]),
+                                    np.setdiff1d(a, b[:1], assume_unique=True)),
+         (((4,), (3,)),), avoid=lambda a, b: ties(np.r_[a, b])),
+    Spec("setxor1d", lambda a, b: (np.setxor1d(a, np.r_[b, a[:2]]),
+                                   np.setxor1d(a, b, assume_unique=True)),
+         (((4,), (3,)),), avoid=lambda a, b: ties(np.r_[a, b])),
+    Spec("unique_values", lambda x: np.unique_values(np.r_[x, x[:2]]), (((5,),),),
+         avoid=ties),
+    Spec("unique_all", lambda x: (np.unique_all(x).values, np.unique_counts(x).values,
+                                  np.unique_inverse(x).values), (((5,),), ((2, 3),)),
+         avoid=ties),
+]
+
+ROWS: list[Spec] = CALCULUS + BUILDING + INDEXING

@@ -1,5 +1,7 @@
-"""Building and splitting arrays: append, insert, delete, the stacks, the splits,
-rot90, rollaxis, triu/tril, meshgrid, linspace/geomspace/logspace, np.r_ and np.c_.
+"""Building and splitting arrays: append, insert, delete, block, the stacks, the
+splits, unstack, broadcast_arrays, resize, trim_zeros, diagflat, rot90, rollaxis,
+triu/tril, meshgrid, linspace/geomspace/logspace, np.r_ and np.c_, np.astype,
+cumulative_sum/cumulative_prod, apply_along_axis and apply_over_axes.
 
 Rearrangements are gathers: NumPy itself lays out the element numbers of the
 inputs (``np.insert(positions, ...)``), and the Duals' elements are taken at
@@ -14,7 +16,8 @@ import warnings
 import numpy as np
 from numpy.lib import _index_tricks_impl
 
-from ..dual import primal_value
+from .. import operands as _operands_module
+from ..dual import _astype, primal_value
 from ..primitive import FUNCTION_HANDLERS, Boxed, implements
 from .calculus import _cast, _dtype, _operand
 from .elementwise import floor, where
@@ -25,6 +28,7 @@ from .shape import (
     _moveaxis,
     _ravel,
     _split,
+    _stack,
     _transpose,
     broadcast_to,
     getitem,
@@ -73,6 +77,78 @@ def _insert(arr, obj, values, axis=None):
 def _delete(arr, obj, axis=None):
     arr = _operand(arr)
     return getitem(_ravel(arr), index=(np.delete(_positions(arr), obj, axis=axis),))
+
+
+def _leaves(nested) -> list:
+    """The arrays of a nested list, depth first (what np.block lays out)."""
+    if isinstance(nested, list):
+        return [leaf for item in nested for leaf in _leaves(item)]
+    return [nested]
+
+
+def _numbered(nested, numbers: list):
+    """``nested`` with each leaf replaced by its element numbers from ``numbers``."""
+    if isinstance(nested, list):
+        return [_numbered(item, numbers) for item in nested]
+    return numbers.pop(0)
+
+
+# np.block's "arrays" is a nested list of arrays, not one sequence of arrays that
+# Dual.__array_function__ should convert: its rule reads the nesting itself.
+_operands_module._PARAMETER_NAMES[np.block] = (("nested",), None)
+
+
+@implements(np.block)
+def _block(arrays):
+    """NumPy's own np.block lays out the element numbers of the leaves, which are
+    then gathered from the leaves' elements."""
+    leaves = [_operand(leaf) for leaf in _leaves(arrays)]
+    dtype = np.result_type(*(_dtype(leaf) for leaf in leaves))
+    numbers, offset = [], 0
+    for leaf in leaves:
+        numbers.append(_positions(leaf) + offset)
+        offset += int(np.prod(shape_of(leaf), dtype=np.int64))
+    layout = np.block(_numbered(arrays, numbers))
+    flat = _concatenate([_cast(_ravel(leaf), dtype) for leaf in leaves])
+    return getitem(flat, index=(layout,))
+
+
+@implements(np.resize)
+def _resize(a, new_shape):
+    a = _operand(a)
+    if not int(np.prod(shape_of(a), dtype=np.int64)):  # NumPy fills with zeros
+        return np.zeros(new_shape, _dtype(a))
+    return getitem(_ravel(a), index=(np.resize(_positions(a), new_shape),))
+
+
+@implements(np.diagflat)
+def _diagflat(v, k=0):
+    v = _operand(v)
+    layout = np.diagflat(_positions(v) + 1, k)  # 0: off the diagonal
+    gathered = getitem(_ravel(v), index=(np.maximum(layout - 1, 0),))
+    return where(layout > 0, gathered, np.zeros(1, _dtype(v)))
+
+
+@implements(np.trim_zeros)
+def _trim_zeros(filt, trim="fb", axis=None):
+    """The zeros are found on the value; the rest is a slice of ``filt``."""
+    filt = _operand(filt)
+    value = np.asarray(primal_value(filt))
+    trim = trim.lower()
+    if any(c not in "fb" for c in trim):
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    ndim = value.ndim
+    axes = range(ndim) if axis is None else [normalize_axis(a, ndim) for a in np.atleast_1d(axis)]
+    nonzero = value != 0
+    index = [slice(None)] * ndim
+    for ax in axes:
+        along = np.flatnonzero(nonzero.any(axis=tuple(d for d in range(ndim) if d != ax)))
+        if along.size == 0:
+            index[ax] = slice(0, 0)
+        else:
+            index[ax] = slice(along[0] if "f" in trim else 0,
+                              along[-1] + 1 if "b" in trim else None)
+    return getitem(filt, index=tuple(index))
 
 
 # ---------------------------------------------------------------------------
@@ -301,6 +377,105 @@ def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     if axis != 0:
         result = _moveaxis(result, 0, axis)
     return _cast(result, dtype)
+
+
+# ---------------------------------------------------------------------------
+# unstack, broadcast_arrays, np.astype, cumulative sums and products
+# ---------------------------------------------------------------------------
+
+
+@implements(np.unstack)
+def _unstack(x, /, *, axis=0):
+    x = _operand(x)
+    axis = normalize_axis(axis, len(shape_of(x)))
+    return tuple(getitem(x, index=(slice(None),) * axis + (i,))
+                 for i in range(shape_of(x)[axis]))
+
+
+@implements(np.broadcast_arrays)
+def _broadcast_arrays(*args, subok=False):
+    args = [_operand(a) for a in args]
+    shape = np.broadcast_shapes(*(shape_of(a) for a in args))
+    return tuple(a if shape_of(a) == shape else broadcast_to(a, shape=shape) for a in args)
+
+
+@implements(np.astype)
+def _np_astype(x, dtype, /, *, copy=True, device=None):
+    """As ``x.astype``: a float dtype keeps the derivative, integers and booleans
+    are values (piecewise constant)."""
+    return _astype(x, dtype)
+
+
+def _cumulative(name: str, accumulate, initial: float):
+    def implementation(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+        if out is not None:
+            raise TypeError(f"np.{name}(..., out=...) is not supported on Duals; use the result")
+        x = _operand(x)
+        ndim = len(shape_of(x))
+        if axis is None:
+            if ndim > 1:
+                raise ValueError("For arrays which have more than one dimension ``axis`` "
+                                 "argument is required.")
+            axis = 0
+        if ndim == 0:
+            raise ValueError(f"{name} does not support 0-d arrays")
+        axis = normalize_axis(axis, ndim)
+        y = accumulate(x, axis=axis, dtype=dtype)
+        if include_initial:
+            shape = list(shape_of(y))
+            shape[axis] = 1
+            y = _concatenate([np.full(shape, initial, _dtype(y)), y], axis=axis)
+        return y
+
+    implementation.__name__ = f"_{name}"
+    return implementation
+
+
+if hasattr(np, "cumulative_sum"):  # NumPy 2.1
+    implements(np.cumulative_sum)(_cumulative("cumulative_sum", np.cumsum, 0))
+    implements(np.cumulative_prod)(_cumulative("cumulative_prod", np.cumprod, 1))
+
+
+# ---------------------------------------------------------------------------
+# apply_along_axis, apply_over_axes: the user's function on Dual slices
+# ---------------------------------------------------------------------------
+
+
+@implements(np.apply_along_axis)
+def _apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """``func1d`` on each 1-D slice along ``axis``; the results stacked where the
+    axis was, as NumPy lays them out."""
+    arr = _operand(arr)
+    ndim = len(shape_of(arr))
+    axis = normalize_axis(axis, ndim)
+    moved = _moveaxis(arr, axis, -1)
+    outer = shape_of(moved)[:-1]
+    if not int(np.prod(outer, dtype=np.int64)):
+        raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0")
+    results = [_operand(func1d(getitem(moved, index=index), *args, **kwargs))
+               for index in np.ndindex(*outer)]
+    res_ndim = len(shape_of(results[0]))
+    stacked = reshape(_stack(results), shape=outer + shape_of(results[0]))
+    # the result's own axes go where ``axis`` was
+    order = (list(range(axis)) + list(range(len(outer), len(outer) + res_ndim))
+             + list(range(axis, len(outer))))
+    return _transpose(stacked, order)
+
+
+@implements(np.apply_over_axes)
+def _apply_over_axes(func, a, axes):
+    val = _operand(a)
+    ndim = len(shape_of(val))
+    for axis in np.atleast_1d(axes):
+        axis = int(axis) + ndim if axis < 0 else int(axis)
+        res = _operand(func(val, axis))
+        if len(shape_of(res)) == ndim:
+            val = res
+        elif len(shape_of(res)) == ndim - 1:
+            val = reshape(res, shape=shape_of(res)[:axis] + (1,) + shape_of(res)[axis:])
+        else:
+            raise ValueError("function is not returning an array of the correct shape")
+    return val
 
 
 # ---------------------------------------------------------------------------

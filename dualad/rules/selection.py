@@ -1,4 +1,7 @@
-"""Selection: partition, piecewise, select, unique, histogram, and the complex parts of real input.
+"""Selection: partition, piecewise, select, unique (and NumPy 2's unique_all, unique_counts,
+unique_inverse, unique_values), histogram (and histogram_bin_edges, histogram2d,
+histogramdd), the complex parts of real input and the predicates isneginf, isposinf,
+isreal and iscomplex.
 
 Part of the statistics family (imported by :mod:`dualad.rules.statistics`).
 Selections carry the derivative of the elements they select; what depends on
@@ -10,14 +13,23 @@ from __future__ import annotations
 import numpy as np
 
 from ..dual import Dual, primal_value
-from ..primitive import Primitive, register_function, implements
+from ..primitive import Primitive, implements, register_function
 from .elementwise import add, arctan2, divide, multiply, subtract
 from .elementwise import where as _where
 from .reductions import amax, amin, sum_
-from .shape import (ON_PRIMAL, _ravel, _take_along_axis, broadcast_to, concatenate, getitem,
-                    index_add, normalize_axis, reshape, shape_of)
-from .statistics import (_as_array, _astype, _dtype, _logical_not, _logical_or, _on_numpy,
-                         _stand_in)
+from .shape import (
+    ON_PRIMAL,
+    _ravel,
+    _take_along_axis,
+    broadcast_to,
+    concatenate,
+    getitem,
+    index_add,
+    normalize_axis,
+    reshape,
+    shape_of,
+)
+from .statistics import _as_array, _astype, _dtype, _logical_not, _logical_or, _on_numpy, _stand_in
 
 # ---------------------------------------------------------------------------
 # Functions of the primal values only (indices): no derivative
@@ -202,6 +214,98 @@ def _numpy_only(name: str, *xs) -> None:
             f"dualad.primal_value(x) where its derivative is not needed")
 
 
+def _edges_of(a, bins, range, edges):
+    """NumPy's bin ``edges`` of the 1-D ``a``, as Duals where they depend on it: given
+    ``bins`` that are a Dual, or ``bins`` edges spread from its minimum to its maximum."""
+    if isinstance(bins, Dual):
+        return bins
+    if np.ndim(bins) == 0 and range is None and shape_of(a)[0] and isinstance(a, Dual):
+        n = int(bins)
+        lo, hi = amin(a, axis=(0,), keepdims=False), amax(a, axis=(0,), keepdims=False)
+        if primal_value(lo) == primal_value(hi):
+            lo, hi = subtract(lo, 0.5), add(hi, 0.5)
+        lo, hi = _astype(lo, edges.dtype), _astype(hi, edges.dtype)
+        step = divide(subtract(hi, lo), n)  # np.linspace's form, its last edge exact
+        inner = add(lo, multiply(np.arange(n, dtype=edges.dtype), step))
+        return concatenate(inner, reshape(hi, shape=(1,)), axis=0)
+    return edges
+
+
+def _bin_numbers(value: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """The bin of each value (-1 or len(edges) - 1 outside), the last edge in the last bin."""
+    positions = np.searchsorted(edges, value, side="right") - 1
+    positions[value == edges[-1]] = len(edges) - 2
+    return positions
+
+
+@implements(np.histogram_bin_edges)
+def _histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """The edges spread from the data's minimum to its maximum follow them (as in JAX)."""
+    _numpy_only("histogram_bin_edges", a)
+    if isinstance(bins, str):
+        raise TypeError(f"np.histogram_bin_edges(..., bins={bins!r}) on a Dual is not "
+                        "supported: its edges come from an estimator of the data; give a "
+                        "number of bins or the edges, or call it on dualad.primal_value(a)")
+    a = _ravel(_as_array(a))
+    edges = np.histogram_bin_edges(primal_value(a), primal_value(bins), range,
+                                   None if weights is None else primal_value(weights))
+    return _edges_of(a, bins, range, edges)
+
+
+@implements(np.histogramdd)
+def _histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """np.histogramdd: as np.histogram in each dimension (counts without derivative,
+    edges from the data's extremes, weighted counts in the weights, densities)."""
+    if isinstance(sample, (list, tuple)):
+        sample = np.stack([_ravel(_as_array(s)) for s in sample], axis=-1)
+    sample = _as_array(sample)
+    _numpy_only("histogramdd", sample, *(() if weights is None else (weights,)))
+    if len(shape_of(sample)) == 1:
+        sample = reshape(sample, shape=shape_of(sample) + (1,))
+    dims = shape_of(sample)[1]
+    if isinstance(bins, str) or (isinstance(bins, (list, tuple))
+                                 and any(isinstance(b, str) for b in bins)):
+        raise TypeError("np.histogramdd(..., bins='...') on Duals is not supported; give "
+                        "numbers of bins or the edges")
+    value = np.asarray(primal_value(sample))
+    plain_bins = [primal_value(b) for b in bins] if isinstance(bins, (list, tuple)) else bins
+    counts, edges = np.histogramdd(value, plain_bins, range,
+                                   weights=None if weights is None else primal_value(weights))
+    per_dim = bins if isinstance(bins, (list, tuple)) else [bins] * dims
+    edges = [_edges_of(getitem(sample, index=(slice(None), d)), per_dim[d],
+                       None if range is None else range[d], edges[d]) for d in np.arange(dims)]
+    if isinstance(weights, Dual):
+        numbers = [_bin_numbers(value[:, d], np.asarray(primal_value(e)))
+                   for d, e in enumerate(edges)]
+        keep = np.all([(n >= 0) & (n < size) for n, size in zip(numbers, counts.shape)],
+                      axis=0)
+        flat = np.ravel_multi_index(tuple(n[keep] for n in numbers), counts.shape)
+        kept = getitem(_ravel(weights), index=(np.nonzero(keep)[0],))
+        counts = index_add(_astype(kept, counts.dtype), index=(flat,), shape=(counts.size,))
+        counts = reshape(counts, shape=tuple(len(primal_value(e)) - 1 for e in edges))
+    if density:
+        counts = divide(counts, sum_(counts, axis=tuple(np.arange(dims)), keepdims=False))
+        for d, e in enumerate(edges):
+            widths = subtract(getitem(e, index=(slice(1, None),)),
+                              getitem(e, index=(slice(None, -1),)))
+            counts = divide(counts, reshape(widths, shape=tuple(
+                len(primal_value(e)) - 1 if i == d else 1 for i in np.arange(dims))))
+    return counts, edges
+
+
+@implements(np.histogram2d)
+def _histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    """np.histogram2d: np.histogramdd of the pair, with its reading of ``bins``."""
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n not in (1, 2):
+        bins = [bins, bins]
+    counts, edges = _histogramdd([x, y], bins, range, density, weights)
+    return counts, edges[0], edges[1]
+
+
 @implements(np.histogram)
 def _histogram(a, bins=10, range=None, density=None, weights=None):
     """np.histogram: the counts do not depend smoothly on the data (derivative 0, as
@@ -217,20 +321,10 @@ def _histogram(a, bins=10, range=None, density=None, weights=None):
     plain_weights = None if weights is None else primal_value(weights)
     counts, edges = np.histogram(value, bins if not isinstance(bins, Dual) else
                                  primal_value(bins), range, weights=plain_weights)
-    if isinstance(bins, Dual):
-        edges = bins
-    elif np.ndim(bins) == 0 and range is None and value.size:
-        n = int(bins)
-        lo, hi = amin(a, axis=(0,), keepdims=False), amax(a, axis=(0,), keepdims=False)
-        if primal_value(lo) == primal_value(hi):
-            lo, hi = subtract(lo, 0.5), add(hi, 0.5)
-        step = divide(subtract(hi, lo), n)  # np.linspace's form, its last edge exact
-        inner = add(lo, multiply(np.arange(n, dtype=edges.dtype), step))
-        edges = concatenate(inner, reshape(hi, shape=(1,)), axis=0)
+    edges = _edges_of(a, bins, range, edges)
     if weights is not None and isinstance(weights, Dual):
         w = _ravel(weights)
-        positions = np.searchsorted(primal_value(edges), value, side="right") - 1
-        positions[value == primal_value(edges)[-1]] = len(counts) - 1
+        positions = _bin_numbers(value, np.asarray(primal_value(edges)))
         keep = (positions >= 0) & (positions < len(counts))
         counts = index_add(getitem(w, index=(np.nonzero(keep)[0],)),
                            index=(positions[keep],), shape=counts.shape)
@@ -259,3 +353,34 @@ def _unique(ar, return_index=False, return_inverse=False, return_counts=False, a
         values = getitem(ar, index=(slice(None),) * axis + (found[1],))
     extras = ([found[1]] if return_index else []) + list(found[2:])
     return values if not extras else (values, *extras)
+
+
+def _unique_array_api(func):
+    """np.unique_all/_counts/_inverse/_values: NumPy's result, its values gathered from
+    the first occurrence of each (the indices, inverse and counts are integers)."""
+    name = func.__name__
+
+    def implementation(x):
+        _numpy_only(name, x)
+        x = _as_array(x)
+        value = np.asarray(primal_value(x))
+        found = func(value)
+        values = found if name == "unique_values" else found.values
+        distinct, first = np.unique(value.ravel(), return_index=True)
+        numbers = first[np.minimum(np.searchsorted(distinct, values), len(distinct) - 1)]
+        gathered = getitem(_ravel(x), index=(numbers,))
+        return gathered if name == "unique_values" else found._replace(values=gathered)
+
+    implementation.__name__ = f"_{name}"
+    register_function(func, implementation)
+
+
+for _func in (np.unique_all, np.unique_counts, np.unique_inverse, np.unique_values):
+    _unique_array_api(_func)
+
+# Predicates of the values (NumPy's isneginf/isposinf/isreal/iscomplex are Python
+# functions that would convert a Dual): boolean results, no derivative.
+isneginf = _index_function(np.isneginf, "isneginf")
+isposinf = _index_function(np.isposinf, "isposinf")
+isreal = _index_function(np.isreal, "isreal")
+iscomplex = _index_function(np.iscomplex, "iscomplex")
