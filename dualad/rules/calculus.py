@@ -1,9 +1,10 @@
-"""Differences, sums, interpolation and polynomials: diff, gradient, trapezoid,
-interp, polyval, polyfit, convolve, correlate, kron, cross.
+"""Differences, sums, interpolation and products: diff, ediff1d, gradient, unwrap,
+trapezoid, interp, convolve, correlate, kron, cross (polynomials are in
+``polynomials.py``, which builds np.polymul on convolve).
 
 All are compositions of primitives of the table (slices, concatenation,
-gathers, products, ``solve``), so every mode differentiates them. Values are
-computed with NumPy's own sequence of operations, so they equal NumPy's.
+gathers, products), so every mode differentiates them. Values are computed with
+NumPy's own sequence of operations, so they equal NumPy's.
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ import numpy as np
 
 from ..dual import primal_value
 from ..primitive import Boxed, Primitive, implements
-from .elementwise import maximum, minimum, sqrt, where
-from .linalg import matmul, solve
-from .reductions import sum_
+from .elementwise import maximum, minimum, where
+from .linalg import matmul
+from .reductions import cumsum, sum_
 from .shape import (
     _concatenate,
     _moveaxis,
     _ravel,
-    _transpose,
     broadcast_to,
     getitem,
     normalize_axis,
@@ -197,6 +197,35 @@ def _gradient_pieces(f, axis, dx, edge_order, ndim):
     return [start, interior, end]
 
 
+@implements(np.unwrap)
+def _unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """np.unwrap on Duals: NumPy's steps on Duals. The corrections (multiples of
+    the period) have derivative zero in ``p`` and follow ``period`` if it is a Dual."""
+    p = _operand(p)
+    axis = normalize_axis(axis, len(shape_of(p)))
+    dd = _diff(p, axis=axis)
+    if discont is None:
+        discont = period / 2
+    dtype = np.result_type(_dtype(dd), primal_value(period))
+    if np.issubdtype(dtype, np.integer):
+        interval_high, rem = divmod(period, 2)
+        boundary_ambiguous = rem == 0
+    else:
+        interval_high = period / 2
+        boundary_ambiguous = True
+    interval_low = -interval_high
+    ddmod = np.mod(dd - interval_low, period) + interval_low
+    if boundary_ambiguous:  # NumPy's copyto(ddmod, interval_high, where=...)
+        ddmod = where((ddmod == interval_low) & (dd > 0),
+                      _cast(_operand(interval_high), _dtype(ddmod)), ddmod)
+    correction = ddmod - dd
+    correction = where(abs(dd) < primal_value(discont), np.zeros((), _dtype(correction)),
+                       correction)
+    rest = _along(p, axis, slice(1, None)) + cumsum(correction, axis=axis)
+    return _concatenate([_cast(_along(p, axis, slice(None, 1)), dtype), _cast(rest, dtype)],
+                        axis=axis)
+
+
 # ---------------------------------------------------------------------------
 # Integration
 # ---------------------------------------------------------------------------
@@ -285,121 +314,6 @@ def _interp(x, xp, fp, left=None, right=None, period=None):
         # NumPy returns fp[-1] exactly at xp[-1]; the slope still follows x
         inside = where(x == last, slope * (x - last) + getitem(fp, index=(-1,)), inside)
     return where(x > last, right, where(x < first, left, inside))
-
-
-# ---------------------------------------------------------------------------
-# Polynomials
-# ---------------------------------------------------------------------------
-
-
-@implements(np.polyval)
-def _polyval(p, x):
-    if isinstance(p, np.poly1d) or isinstance(x, np.poly1d):
-        raise TypeError("np.polyval with a np.poly1d is not supported on Duals; pass the "
-                        "coefficients as an array")
-    p, x = _operand(p), _operand(x)
-    y = np.zeros_like(x)
-    for i in range(shape_of(p)[0]):
-        y = y * x + getitem(p, index=(i,))
-    return y
-
-
-def _lstsq_kernel(a, b, rcond):
-    solution, _, rank, _ = np.linalg.lstsq(a, b, rcond)
-    if rank != a.shape[1]:
-        warnings.warn("Polyfit may be poorly conditioned", np.exceptions.RankWarning,
-                      stacklevel=2)
-    return solution
-
-
-def _jax_lstsq(a, b, rcond):
-    import jax.numpy as jnp
-
-    return jnp.linalg.lstsq(a, b, rcond=rcond)[0]
-
-
-# The least-squares solution of constant arrays (no derivative: polyfit adds it).
-lstsq_solution = Primitive("lstsq_solution", _lstsq_kernel)
-lstsq_solution.kernels["jax"] = _jax_lstsq
-
-
-def _vander(x, order: int):
-    """np.vander(x, order) as NumPy computes it: running products of x, in the
-    dtype of x and an integer (float64 for float32 x)."""
-    n = shape_of(x)[0]
-    x = _cast(x, np.promote_types(_dtype(x), int))
-    if order == 1:
-        return np.ones((n, 1), _dtype(x))
-    column = reshape(x, shape=(n, 1))
-    ones = np.ones((n, 1), _dtype(x))
-    powers = np.cumprod(_concatenate([ones] + [column] * (order - 1), axis=1), axis=1)
-    return getitem(powers, index=(slice(None), slice(None, None, -1)))
-
-
-@implements(np.polyfit)
-def _polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    """np.polyfit on Duals: differentiable in ``y``, ``x`` and ``w``.
-
-    The coefficients are NumPy's (its least-squares solution of the column-scaled
-    Vandermonde system A); their derivatives come from the normal equations
-    AᵀA dc = Aᵀ(dy - dA c) + dAᵀ r, accurate while cond(A)² is well below 1/ε
-    (JAX differentiates an SVD instead: the same numbers there).
-    """
-    if full:
-        raise TypeError("np.polyfit(..., full=True) is not supported on Duals (its rank "
-                        "and singular values have no derivative); compute the residuals "
-                        "from the coefficients")
-    order = int(deg) + 1
-    x, y = _operand(x) + 0.0, _operand(y) + 0.0
-    if deg < 0:
-        raise ValueError("expected deg >= 0")
-    if len(shape_of(x)) != 1:
-        raise TypeError("expected 1D vector for x")
-    if shape_of(x)[0] == 0:
-        raise TypeError("expected non-empty vector for x")
-    if len(shape_of(y)) < 1 or len(shape_of(y)) > 2:
-        raise TypeError("expected 1D or 2D array for y")
-    if shape_of(x)[0] != shape_of(y)[0]:
-        raise TypeError("expected x and y to have same length")
-    if rcond is None:
-        rcond = shape_of(x)[0] * np.finfo(_dtype(x)).eps
-    lhs, rhs = _vander(x, order), y
-    if w is not None:
-        w = _operand(w) + 0.0
-        if len(shape_of(w)) != 1:
-            raise TypeError("expected a 1-d array for weights")
-        if shape_of(w)[0] != shape_of(y)[0]:
-            raise TypeError("expected w and y to have the same length")
-        column = reshape(w, shape=(shape_of(w)[0], 1))
-        lhs = lhs * column
-        rhs = rhs * (column if len(shape_of(rhs)) == 2 else w)
-    lhs_value, rhs_value = primal_value(lhs), primal_value(rhs)
-    # Columns scaled by constants: the solution does not depend on the scaling.
-    scale = sqrt(sum_(lhs_value * lhs_value, axis=(0,), keepdims=False))
-    lhs, lhs_value = lhs / scale, lhs_value / scale
-    c = lstsq_solution(lhs_value, rhs_value, rcond=rcond)
-    if isinstance(lhs, Boxed) or isinstance(rhs, Boxed):
-        # c + (d - d's value): NumPy's values, the derivatives of d = M⁻¹Aᵀ(y - A c),
-        # which are those of the least-squares solution M⁻¹Aᵀy (AᵀA c is constant)
-        lhs_t = _transpose(lhs)
-        d = solve(matmul(lhs_t, lhs), matmul(lhs_t, rhs - matmul(lhs, c)))
-        c = c + (d - primal_value(d))
-    c = _transpose(_transpose(c) / scale)
-    if not cov:
-        return c
-    lhs_t = _transpose(lhs)
-    base = np.linalg.inv(matmul(lhs_t, lhs)) / (reshape(scale, shape=(-1, 1)) * scale)
-    if cov == "unscaled":
-        return c, base
-    points = shape_of(x)[0]
-    if points <= order:
-        raise ValueError("the number of data points must exceed order to scale the "
-                         "covariance matrix")
-    residual = rhs - matmul(lhs, _transpose(_transpose(c) * scale))
-    fac = sum_(residual * residual, axis=(0,), keepdims=False) / (points - order)
-    if len(shape_of(y)) == 1:
-        return c, base * fac
-    return c, reshape(base, shape=shape_of(base) + (1,)) * fac
 
 
 # ---------------------------------------------------------------------------
