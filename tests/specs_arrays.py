@@ -7,7 +7,7 @@ Rows as in ``specs.py`` (which adds them to ``SPECS``); give each row its
 import warnings
 
 import numpy as np
-from specs import GAP, Spec, jnp, small, ties
+from specs import GAP, Spec, jnp, near_integer, small, ties
 
 
 def increasing(lo: float = 0.3, hi: float = 1.0):
@@ -411,9 +411,16 @@ INDEXING = [
          (((4,), (3,)),), avoid=lambda a, b: ties(np.r_[a, b])),
     Spec("unique_values", lambda x: np.unique_values(np.r_[x, x[:2]]), (((5,),),),
          avoid=ties),
-    Spec("unique_all", lambda x: (np.unique_all(x).values, np.unique_counts(x).values,
-                                  np.unique_inverse(x).values), (((5,),), ((2, 3),)),
+    Spec("unique_all", lambda x: np.unique_all(np.r_[x.ravel(), x.ravel()[:1]]).values,
+         (((5,),), ((2, 3),)), avoid=ties),
+    Spec("unique_counts", lambda x: np.unique_counts(x).values, (((5,),), ((2, 3),)),
          avoid=ties),
+    Spec("unique_inverse", lambda x: np.unique_inverse(x).values, (((5,),), ((2, 3),)),
+         avoid=ties),
+    # lexsort gives integers: the row differentiates the gather it orders.
+    Spec("lexsort", lambda x, y: np.take(x, np.lexsort((x, np.round(y)))), (((6,), (6,)),),
+         avoid=lambda x, y: ties(x) or near_integer(y + 0.5),
+         jax=lambda x, y: jnp.take(x, jnp.lexsort((x, jnp.round(y))))),
 ]
 
 ROWS: list[Spec] = CALCULUS + BUILDING + INDEXING

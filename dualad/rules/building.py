@@ -133,7 +133,12 @@ def _diagflat(v, k=0):
 def _trim_zeros(filt, trim="fb", axis=None):
     """The zeros are found on the value; the rest is a slice of ``filt``."""
     filt = _operand(filt)
-    value = np.asarray(primal_value(filt))
+    value = primal_value(filt)
+    if not isinstance(value, (np.ndarray, np.generic)):
+        raise TypeError("np.trim_zeros: the length of its result depends on the values, "
+                        "which dualad_gpu (jax.jit) does not know when compiling; call it "
+                        "outside the transform")
+    value = np.asarray(value)
     trim = trim.lower()
     if any(c not in "fb" for c in trim):
         raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from ..dual import Dual, primal_value
-from ..primitive import Boxed, implements
-from .selection import _index_function, _numpy_only
+from ..primitive import Boxed, Primitive, implements
+from .selection import _numpy_only, _values_only
 from .shape import _ravel, getitem, index_add, normalize_axis, shape_of
 from .statistics import _astype, _dtype, _on_numpy
 
@@ -36,6 +36,17 @@ def _positions(shape: tuple) -> np.ndarray:
 def _array(a) -> Any:
     """An argument as an array (Python numbers and lists become ndarrays)."""
     return a if hasattr(a, "shape") and hasattr(a, "dtype") else np.asarray(a)
+
+
+def _static(name: str, what: str, value) -> np.ndarray:
+    """The values of an index or mask argument, which fix the result's layout: NumPy's,
+    not ones traced by dualad_gpu (jax.jit), where they are unknown when compiling."""
+    value = primal_value(value)
+    if not _on_numpy(value):
+        raise TypeError(f"np.{name}: its {what} decides the shape or layout of the result, "
+                        "so under dualad_gpu (jax.jit) it must be a NumPy constant, not a "
+                        "value computed from the traced inputs")
+    return np.asarray(value)
 
 
 def _gather(sources: list, layout: np.ndarray, dtype: np.dtype) -> Any:
@@ -58,7 +69,7 @@ def _choose(a, choices, out=None, mode="raise"):
     dtype = np.result_type(*(_dtype(c) for c in choices))
     offsets = np.cumsum([0] + [int(np.prod(shape_of(c), dtype=np.int64)) for c in choices])
     numbers = [_positions(shape_of(c)) + offset for c, offset in zip(choices, offsets)]
-    layout = np.choose(np.asarray(primal_value(a)), numbers, mode=mode)
+    layout = np.choose(_static("choose", "index array a", a), numbers, mode=mode)
     return _gather(choices, layout, dtype)
 
 
@@ -67,14 +78,15 @@ def _compress(condition, a, axis=None, out=None):
     if out is not None:
         raise TypeError("np.compress(..., out=...) is not supported on Duals; use the result")
     a = _array(a)
-    layout = np.compress(np.asarray(primal_value(condition)), _positions(shape_of(a)), axis)
+    layout = np.compress(_static("compress", "condition", condition), _positions(shape_of(a)),
+                         axis)
     return _gather([a], layout, _dtype(a))
 
 
 @implements(np.extract)
 def _extract(condition, arr):
     arr = _array(arr)
-    layout = np.extract(np.asarray(primal_value(condition)), _positions(shape_of(arr)))
+    layout = np.extract(_static("extract", "condition", condition), _positions(shape_of(arr)))
     return _gather([arr], layout, _dtype(arr))
 
 
@@ -124,7 +136,7 @@ def _cycled(values, count: int) -> np.ndarray:
 @implements(np.put)
 def _put(a, ind, v, mode="raise"):
     a = _writable("put", a)
-    ind = np.asarray(primal_value(ind), np.intp).ravel()
+    ind = _static("put", "indices", ind).astype(np.intp).ravel()
     if mode == "wrap":
         ind = ind % a.size
     elif mode == "clip":
@@ -142,7 +154,7 @@ def _put(a, ind, v, mode="raise"):
 @implements(np.place)
 def _place(arr, mask, vals):
     arr = _writable("place", arr)
-    mask = np.broadcast_to(np.asarray(primal_value(mask), bool), arr.shape)
+    mask = np.broadcast_to(_static("place", "mask", mask).astype(bool), arr.shape)
     positions = np.flatnonzero(mask)
     vals = _array(vals)
     if positions.size and not int(np.prod(shape_of(vals), dtype=np.int64)):
@@ -154,7 +166,7 @@ def _place(arr, mask, vals):
 def _put_along_axis(arr, indices, values, axis):
     arr = _writable("put_along_axis", arr)
     numbers = _positions(arr.shape)
-    indices = np.asarray(primal_value(indices))
+    indices = _static("put_along_axis", "indices", indices)
     if axis is None:
         picked = numbers.ravel()[indices]
     else:
@@ -244,10 +256,9 @@ def _setxor1d(ar1, ar2, assume_unique=False):
 @implements(np.bincount)
 def _bincount(x, weights=None, minlength=0):
     """Counts have no derivative; weighted counts are sums of the weights (linear)."""
-    x = np.asarray(primal_value(x))
+    x = _static("bincount", "input x", x)
     if not isinstance(weights, Boxed):
         return np.bincount(x, weights, minlength=minlength)
-    _numpy_only("bincount", weights)
     weights = _ravel(weights)
     if x.ndim != 1 or shape_of(weights) != x.shape:
         raise ValueError("The weights and list don't have the same length.")
@@ -256,14 +267,23 @@ def _bincount(x, weights=None, minlength=0):
     return index_add(_astype(weights, np.dtype(np.float64)), index=(x,), shape=shape)
 
 
-digitize = _index_function(np.digitize, "digitize")
-isin = _index_function(np.isin, "isin")
+digitize = _values_only(np.digitize, "digitize")
+isin = _values_only(np.isin, "isin")
+
+
+def _lexsort_jax(*keys, axis=-1):
+    import jax.numpy as jnp
+    return jnp.lexsort(keys, axis=axis)
+
+
+# np.lexsort takes its keys as one sequence: the primitive takes them one by one.
+lexsort = Primitive("lexsort", lambda *keys, axis=-1: np.lexsort(keys, axis=axis))
+lexsort.kernels["jax"] = _lexsort_jax
 
 
 @implements(np.lexsort)
 def _lexsort(keys, axis=-1):
-    keys = primal_value(keys) if isinstance(keys, Boxed) else [primal_value(k) for k in keys]
-    if _on_numpy(keys) if isinstance(keys, Boxed) or hasattr(keys, "shape") else _on_numpy(*keys):
-        return np.lexsort(keys, axis=axis)
-    import jax.numpy as jnp
-    return jnp.lexsort(keys, axis=axis)
+    """The keys are the rows of an array or a sequence of arrays; only their values count."""
+    return lexsort(*(keys if not isinstance(keys, Boxed) else
+                     [getitem(keys, index=(i,)) for i in range(shape_of(keys)[0])]),
+                   axis=axis)

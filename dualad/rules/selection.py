@@ -53,6 +53,21 @@ def _index_function(func, jax_name: str) -> Primitive:
     return prim
 
 
+def _values_only(func, jax_name: str) -> Primitive:
+    """``func`` as a primitive without derivative (integer or boolean results), its
+    arguments' values used; array-like arguments given as lists become arrays for JAX."""
+
+    def jax_kernel(*args, kind=None, **params):
+        import jax.numpy as jnp
+        return getattr(jnp, jax_name)(*(a if hasattr(a, "shape") else jnp.asarray(a)
+                                        for a in args), **params)
+
+    prim = Primitive(func.__name__, func)
+    prim.kernels["jax"] = jax_kernel
+    register_function(func, prim)
+    return prim
+
+
 nanargmax = _index_function(np.nanargmax, "nanargmax")
 nanargmin = _index_function(np.nanargmin, "nanargmin")
 argpartition = _index_function(np.argpartition, "argpartition")
@@ -380,7 +395,7 @@ for _func in (np.unique_all, np.unique_counts, np.unique_inverse, np.unique_valu
 
 # Predicates of the values (NumPy's isneginf/isposinf/isreal/iscomplex are Python
 # functions that would convert a Dual): boolean results, no derivative.
-isneginf = _index_function(np.isneginf, "isneginf")
-isposinf = _index_function(np.isposinf, "isposinf")
-isreal = _index_function(np.isreal, "isreal")
-iscomplex = _index_function(np.iscomplex, "iscomplex")
+isneginf = _values_only(np.isneginf, "isneginf")
+isposinf = _values_only(np.isposinf, "isposinf")
+isreal = _values_only(np.isreal, "isreal")
+iscomplex = _values_only(np.iscomplex, "iscomplex")
