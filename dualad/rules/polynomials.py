@@ -103,8 +103,9 @@ def _polydiv(u, v):
     """Long division as NumPy runs it, the in-place updates written as concatenations.
 
     The leading remainder coefficients NumPy trims (``allclose(r[0], 0, rtol=1e-14)``)
-    are decided on the primal; the first ``len(u) - len(v) + 1`` are zero by
-    construction, so their derivative is zero too.
+    are decided on the primal. The first ``len(u) - len(v) + 1`` vanish by construction
+    (derivative zero too); trimming more drops coefficients whose derivatives are not
+    zero, so that is refused for Duals.
     """
     _refuse_poly1d("polydiv", u, v)
     u, v = _vector(u) + 0.0, _vector(v) + 0.0
@@ -118,12 +119,18 @@ def _polydiv(u, v):
         quotient.append(reshape(d, shape=(1,)))
         r = _set(r, k, getitem(r, index=(slice(k, k + n + 1),)) - d * v)
     q = _concatenate(quotient) if quotient else np.zeros(1, dtype)
+    structural = max(m - n + 1, 0) if n > 0 else m
     value = _concrete(primal_value(r))
-    if value is None:  # abstract: only the coefficients that vanish by construction
-        return q, getitem(r, index=(slice(max(m - n + 1, 0) if n > 0 else m, None),))
+    if value is None:  # abstract (jax.jit): only the coefficients zero by construction
+        return q, getitem(r, index=(slice(structural, None),))
     start = 0
     while start < len(value) - 1 and np.allclose(value[start], 0, rtol=1e-14):
         start += 1
+    if start > structural and isinstance(r, Boxed):
+        raise TypeError(
+            f"np.polydiv: the remainder's {start - structural} leading coefficient(s) after "
+            "those that vanish by construction are 0 here, and NumPy drops them; their "
+            "derivatives are not 0, so dualad refuses rather than drop them")
     return q, getitem(r, index=(slice(start, None),)) if start else r
 
 
@@ -206,33 +213,60 @@ def _poly(seq_of_zeros):
     return a
 
 
-@implements(np.roots)
-def _roots(p):
-    """Real roots: the eigenvalues of the companion matrix NumPy builds (bit for bit)."""
-    p = _vector(p)
-    if len(shape_of(p)) != 1:
-        raise ValueError("Input must be a rank-1 array.")
-    trailing = 0
-    value = _concrete(primal_value(p))
-    if value is not None:
-        non_zero = np.nonzero(value)[0]
-        if len(non_zero) == 0:
-            return np.array([])
-        trailing = _length(p) - int(non_zero[-1]) - 1
-        p = getitem(p, index=(slice(int(non_zero[0]), int(non_zero[-1]) + 1),))
+def _companion_eigenvalues(p):
+    """The roots of a polynomial without zero leading coefficient, as NumPy finds them."""
     if _dtype(p).kind not in "fc":
         p = _cast(p, np.float64)
     size = _length(p)
-    if size > 1:
-        first = -getitem(p, index=(slice(1, None),)) / getitem(p, index=(0,))
-        companion = _concatenate([reshape(first, shape=(1, size - 1)),
-                                  np.eye(size - 2, size - 1, dtype=_dtype(first))])
-        roots = _real_spectrum(companion, "roots")
-    else:
-        roots = np.array([])
-    if trailing:
-        roots = _concatenate([roots, np.zeros(trailing, _dtype(roots))])
-    return roots
+    if size <= 1:
+        return np.array([])
+    first = -getitem(p, index=(slice(1, None),)) / getitem(p, index=(0,))
+    companion = _concatenate([reshape(first, shape=(1, size - 1)),
+                              np.eye(size - 2, size - 1, dtype=_dtype(first))])
+    return _real_spectrum(companion, "roots")
+
+
+@implements(np.roots)
+def _roots(p):
+    """Real roots: the eigenvalues of the companion matrix NumPy builds (bit for bit).
+
+    NumPy strips leading and trailing zero coefficients (decided on the primal). Zero
+    trailing coefficients of a Dual still move the roots: their derivatives are then
+    those of the eigenvalues of the whole polynomial's companion matrix, on NumPy's
+    values. Refused for a Dual: a zero leading coefficient (any perturbation of it
+    adds a root) and several zero trailing ones (0 is then a multiple root).
+    """
+    p = _vector(p)
+    if len(shape_of(p)) != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    value = _concrete(primal_value(p))
+    if value is None:  # abstract (jax.jit): nothing stripped, as JAX's strip_zeros=False
+        return _companion_eigenvalues(p)
+    non_zero = np.nonzero(value)[0]
+    if len(non_zero) == 0:
+        return np.array([])
+    first, last = int(non_zero[0]), int(non_zero[-1]) + 1
+    if first and isinstance(p, Boxed):
+        raise TypeError("np.roots: the leading coefficient of this polynomial is 0, and any "
+                        "perturbation of it adds a root: the roots have no derivative in it. "
+                        "Pass the coefficients without the leading zeros.")
+    trailing = _length(p) - last
+    if trailing > 1 and isinstance(p, Boxed):
+        raise TypeError(f"np.roots: this polynomial ends with {trailing} zero coefficients, "
+                        "so 0 is a multiple root, which has no derivative.")
+    if not trailing:
+        return _companion_eigenvalues(getitem(p, index=(slice(first, None),)))
+    stripped = value[first:last]
+    roots = _companion_eigenvalues(stripped if isinstance(p, Boxed) else getitem(
+        p, index=(slice(first, last),)))
+    roots = _concatenate([roots, np.zeros(trailing, _dtype(roots))])
+    if not isinstance(p, Boxed):
+        return roots
+    whole = _companion_eigenvalues(p)
+    # the whole polynomial's roots in NumPy's order (its stripped roots, then the zeros)
+    order = np.argsort(primal_value(whole))[np.argsort(np.argsort(roots))]
+    whole = getitem(whole, index=(order,))
+    return roots + (whole - primal_value(whole))
 
 
 # ---------------------------------------------------------------------------
