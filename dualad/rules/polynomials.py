@@ -4,12 +4,14 @@ polysub, polymul, polydiv, polyder, polyint, polyval, polyfit, roots and vander.
 All are compositions of primitives of the table, so every mode differentiates
 them; values are computed with NumPy's own sequence of operations, so they equal
 NumPy's (dtypes too: polyder, polyint and vander give float64 for float32, as
-NumPy does). What depends on values but not smoothly is decided on the primal:
-the leading zeros polydiv trims from the remainder, the zeros np.roots strips.
-Under ``jax.jit`` (dualad_gpu) the primal is abstract: polydiv's remainder keeps
-``len(v) - 1`` coefficients and roots strips no zeros (JAX's
-``trim_leading_zeros=False`` and ``strip_zeros=False``). np.roots and np.poly of a
-matrix go through np.linalg.eigvals and support real spectra only.
+NumPy does). Shapes that depend on values are decided on the primal: the
+leading zeros polydiv trims from the remainder, the zero coefficients np.roots
+strips; where that would drop a derivative that is not zero, a Dual is refused
+with a TypeError (see _polydiv, _roots). Under ``jax.jit`` (dualad_gpu) the primal
+is abstract: polydiv's remainder keeps the ``len(v) - 1`` coefficients that are not
+zero by construction and roots strips no zeros (JAX's ``strip_zeros=False``).
+np.roots and np.poly of a matrix go through np.linalg.eigvals and support real
+spectra only (complex ones raise a TypeError).
 """
 
 from __future__ import annotations
