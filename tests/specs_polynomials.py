@@ -117,14 +117,16 @@ POLYNOMIALS = [
 ]
 
 # ---------------------------------------------------------------------------
-# unwrap (dualad/rules/calculus.py); the steps keep clear of ±period/2
+# unwrap (dualad/rules/calculus.py); the steps keep clear of ±period/2 and of the
+# discontinuity threshold, where the corrections jump
 # ---------------------------------------------------------------------------
 
 UNWRAP = [
     Spec("unwrap", np.unwrap, (((7,),), ((3, 5),)), domain=jumpy(2 * np.pi), jax=jnp.unwrap),
     Spec("unwrap", lambda p: np.unwrap(p, discont=4.0, axis=0, period=5.0), (((6, 2),),),
          variant="discont, axis, period",
-         domain=lambda rng, shape: np.cumsum(rng.uniform(-1.5, 1.5, shape)
+         # steps within 0.8 of 0 or ±5: clear of |step| = discont and of ±period/2
+         domain=lambda rng, shape: np.cumsum(rng.uniform(-0.8, 0.8, shape)
                                              + 5.0 * rng.integers(-1, 2, shape), axis=0),
          jax=lambda p: jnp.unwrap(p, discont=4.0, axis=0, period=5.0)),
     Spec("unwrap", lambda p, period: np.unwrap(p, period=period), (((7,), ()),),
