@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ..dual import as_operand, primal_value
 from ..primitive import Primitive, register_function
 from .elementwise import (absolute, broadcast_shape_rule, cos, elementwise, equal, exp,
@@ -176,7 +178,8 @@ if sc is not None:
             one = (k_value == 0) & (n_value >= 0)
             return where(one, 1.0, binom(N + k - 1.0, k))
         inside = (k_value <= n_value) & (n_value >= 0) & (k_value >= 0)
-        return where(inside, binom(N, k), 0.0)
+        # binom taken inside only: outside, its partials may be 0·inf
+        return where(inside, binom(where(inside, N, 1.0), where(inside, k, 0.0)), 0.0)
 
     @scipy_rule("scipy.special", "factorial")
     def factorial(n: Any, exact: bool = False, extend: str = "zero") -> Any:
@@ -184,7 +187,10 @@ if sc is not None:
         (exact=True: the integer, values only)."""
         if exact:
             from scipy.special import _basic
-            return _basic.factorial(primal_value(n), exact=True, extend=extend)
+            value = np.asarray(primal_value(n))
+            if np.issubdtype(value.dtype, np.floating) and np.all(value == np.round(value)):
+                value = value.astype(np.int64)  # a Dual's values are floats: its integers
+            return _basic.factorial(value[()], exact=True, extend=extend)
         n = as_operand(n)
         value = gamma(n + 1.0)
         if extend == "complex":
@@ -192,7 +198,9 @@ if sc is not None:
         if extend != "zero":
             raise ValueError(f"argument `extend` must be either 'zero' or 'complex', "
                              f"received: {extend}")
-        return where(primal_value(n) < 0, 0.0, value)
+        value = where(primal_value(n) < 0, 0.0, value)
+        # SciPy fills arrays into float64 zeros (a float32 array gives float64).
+        return np.astype(value, np.float64) if isinstance(primal_value(n), np.ndarray) else value
 
 __all__ = [
     "binom",

@@ -242,6 +242,8 @@ def _gammaincc_fraction(a, x):
 def _gammainc_a_derivatives(a, x):
     """(∂P/∂a, ∂²P/∂a²) of P = gammainc(a, x) on arrays: the series below a + 1, the
     continued fraction of Q = 1 - P above; 0 at x = 0 and x = inf, nan off the domain."""
+    a = a if isinstance(a, (float, int)) else np.asarray(a)  # (keeps Python scalars weak)
+    x = x if isinstance(x, (float, int)) else np.asarray(x)
     dtype = np.result_type(a, x, np.float32)
     a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
     interior = (a > 0) & (x > 0) & np.isfinite(x) & np.isfinite(a)
