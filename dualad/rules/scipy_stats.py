@@ -357,3 +357,47 @@ def _register_distributions(module) -> None:
 
 
 scipy_rule("scipy.stats", "")(_register_distributions)
+
+
+# ---------------------------------------------------------------------------
+# Statistics: sem (differentiable); mode and rankdata (values: ties and counts)
+# ---------------------------------------------------------------------------
+
+
+@scipy_rule("scipy.stats", "sem")
+def _sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
+    """``scipy.stats.sem``: std(a, ddof) / sqrt(n) along ``axis``."""
+    a = as_operand(a)
+    if not np.issubdtype(primal_value(a).dtype, np.inexact):
+        a = a + 0.0
+    if axis is None:
+        a, axis = np.ravel(a), 0
+    nans = np.isnan(primal_value(a))
+    if nan_policy == "raise" and bool(np.any(nans)):
+        raise ValueError("The input contains nan values")
+    if nan_policy == "omit":
+        n = np.sum(~nans, axis=axis, keepdims=keepdims).astype(primal_value(a).dtype)
+        return np.nanstd(a, axis=axis, ddof=ddof, keepdims=keepdims) / np.sqrt(n)
+    if nan_policy != "propagate":
+        raise ValueError("nan_policy must be one of {'propagate', 'omit', 'raise'}")
+    n = np.shape(primal_value(a))[axis]
+    return np.std(a, axis=axis, ddof=ddof, keepdims=keepdims) / math.sqrt(n)  # keeps float32
+
+
+def _values_only(name: str):
+    """A statistic whose values are integers or decided by ties: SciPy's own on the
+    values (JAX's own under dualad_gpu), no derivative."""
+    def implementation(a, *args, **kwargs):
+        value = primal_value(as_operand(a))
+        if isinstance(value, np.ndarray | np.generic):
+            import scipy.stats._stats_py as stats_py
+            return getattr(stats_py, name)(value, *args, **kwargs)
+        import jax.scipy.stats as jax_stats
+        return getattr(jax_stats, name)(value, *args, **kwargs)
+
+    implementation.__name__ = name
+    return implementation
+
+
+scipy_rule("scipy.stats", "mode")(_values_only("mode"))
+scipy_rule("scipy.stats", "rankdata")(_values_only("rankdata"))
