@@ -13,13 +13,17 @@ every row can be differentiated again. scipy is optional: without it only
 dispatchers for them in ``scipy.special`` (:mod:`dualad.rules.scipy_functions`),
 which call the implementations here when an argument is a Dual.
 
-Some partials have no closed form (gammainc in ``a``, betainc in ``a`` and ``b``,
-the Bessel functions in their order ``v``, stdtr in ``df``): those raise a TypeError
-when that argument carries a derivative (``_no_partial``). JAX differentiates
-betainc, iv, jv, kv and stdtr in none of them either (it has no iv, jv, kv or
-stdtr at all), but it does differentiate gammainc and gammaincc in ``a``: that one
-is missing here. Where JAX has no kernel (betaincc, stdtr, rgamma and the Bessel
+Some partials have no closed form. gammainc/gammaincc in ``a``: ∂P/∂a and ∂²P/∂a²
+are primitives (``gammainc_da``, ``gammainc_da2``) computed on the values by P's series
+(x < a + 1) or the continued fraction of Q = 1 - P (above), each term carrying its
+derivatives in a, so every mode and second order work (a third derivative in a
+raises); under dualad_gpu ∂P/∂a is JAX's own (``lax.igamma_grad_a``), ∂²P/∂a² the
+NumPy kernel on the host. betainc in ``a`` and ``b``, the Bessel functions in their
+order ``v`` and stdtr in ``df`` raise a TypeError when that argument carries a
+derivative (``_no_partial``): JAX differentiates none of them either (it has no iv, jv, kv or
+stdtr at all). Where JAX has no kernel (betaincc, stdtr, rgamma and the Bessel
 functions of any order), dualad_gpu calls SciPy's on the host (jax.pure_callback).
+More scipy.special functions are in :mod:`dualad.rules.scipy_special`.
 """
 
 from __future__ import annotations
