@@ -247,9 +247,32 @@ def test_set_functions_on_duals_do_not_compile_under_dualad_gpu():
     with jax.enable_x64(True):
         for f in (lambda x: np.union1d(x[0], x[1]), lambda x: np.unique_values(x),
                   lambda x: np.trim_zeros(x[0]), lambda x: np.extract(x > 0, x),
-                  lambda x: np.histogram_bin_edges(x, 3)):
+                  lambda x: np.choose((x > 0).astype(int), [x, 2 * x])):
             with pytest.raises(TypeError, match="dualad_gpu"):
                 dualad_gpu.jacfwd(f)(X)
+
+
+def test_histograms_compile_under_dualad_gpu_with_numpy_s_numbers():
+    jax = pytest.importorskip("jax")
+    import dualad_gpu
+
+    sample, w = RNG.uniform(-1.0, 1.0, (12, 2)), RNG.uniform(0.5, 1.5, 12)
+    sample[3, 0] = sample[:, 0].max() + 0.25  # exactly on the last edge: the last bin
+
+    def f(s, w):
+        counts, edges = np.histogramdd(s, (3, 2), weights=w, density=True)
+        plain, xe, _ = np.histogram2d(s[:, 0], s[:, 1], [2, np.array([-1.0, 0.0, 1.0])],
+                                       range=[(-1.0, 1.5), None])
+        return counts, edges, plain * xe[1:, None], np.histogram_bin_edges(s[:, 1], 4)
+
+    with jax.enable_x64(True):
+        values = dualad_gpu.jvp(f, (sample, w), (np.ones_like(sample), np.ones_like(w)))
+        expected = dualad.jvp(f, (sample, w), (np.ones_like(sample), np.ones_like(w)))
+        for a, b in zip(jax.tree_util.tree_leaves(values), jax.tree_util.tree_leaves(expected)):
+            assert_allclose(np.asarray(a), b, rtol=1e-12, atol=1e-12)
+        g = lambda s: np.sum(np.histogramdd(s, 3, density=True)[0] ** 2)
+        assert_allclose(dualad_gpu.hessian(g)(sample), dualad.hessian(g)(sample), rtol=1e-10,
+                        atol=1e-10)
 
 
 # ---------------------------------------------------------------------------

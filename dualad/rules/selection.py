@@ -15,7 +15,9 @@ import numpy as np
 from ..dual import Dual, primal_value
 from ..primitive import Primitive, implements, register_function
 from .elementwise import add, arctan2, divide, multiply, subtract
+from .elementwise import equal as _equal
 from .elementwise import where as _where
+from .linalg import matmul
 from .reductions import amax, amin, sum_
 from .shape import (
     ON_PRIMAL,
@@ -256,15 +258,94 @@ def _bin_numbers(value: np.ndarray, edges: np.ndarray) -> np.ndarray:
 @implements(np.histogram_bin_edges)
 def _histogram_bin_edges(a, bins=10, range=None, weights=None):
     """The edges spread from the data's minimum to its maximum follow them (as in JAX)."""
-    _numpy_only("histogram_bin_edges", a)
     if isinstance(bins, str):
         raise TypeError(f"np.histogram_bin_edges(..., bins={bins!r}) on a Dual is not "
                         "supported: its edges come from an estimator of the data; give a "
                         "number of bins or the edges, or call it on dualad.primal_value(a)")
     a = _ravel(_as_array(a))
+    if not _on_numpy(a):
+        return _traced_edges(a, bins, range)
     edges = np.histogram_bin_edges(primal_value(a), primal_value(bins), range,
                                    None if weights is None else primal_value(weights))
     return _edges_of(a, bins, range, edges)
+
+
+# -- the same under dualad_gpu (jax.jit): no value is known, the shapes are ------
+
+
+def _traced_edges(a, bins, range):
+    """The bin edges of the 1-D ``a`` whose values are traced (as jax.numpy computes them)."""
+    dtype = _dtype(a) if _dtype(a).kind == "f" else np.dtype(np.float64)
+    if np.ndim(bins) == 1:
+        return _astype(_as_array(bins), dtype)
+    n = int(bins)
+    if range is not None:
+        lo, hi = (float(r) for r in range)
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        return np.linspace(lo, hi, n + 1, dtype=dtype)
+    lo, hi = amin(a, axis=(0,), keepdims=False), amax(a, axis=(0,), keepdims=False)
+    same = _equal(lo, hi)
+    lo = _astype(_where(same, subtract(lo, 0.5), lo), dtype)
+    hi = _astype(_where(same, add(hi, 0.5), hi), dtype)
+    step = divide(subtract(hi, lo), n)
+    inner = add(lo, multiply(np.arange(n, dtype=dtype), step))
+    return concatenate(inner, reshape(hi, shape=(1,)), axis=0)
+
+
+def _one_hot_kernel(xp):
+    def kernel(values, *edges):
+        """(samples, bins) indicators of the bin of each sample row, NumPy's bin rules
+        (the last edge in the last bin, samples outside every bin in none)."""
+        flat, valid, total = 0, True, 1
+        for d in reversed(np.arange(len(edges))):
+            e, v = edges[d], values[:, d]
+            n = e.shape[0] - 1
+            index = xp.searchsorted(e, v, side="right") - 1
+            index = xp.where(v == e[-1], n - 1, index)
+            valid = valid & (index >= 0) & (index < n)
+            flat, total = flat + index * total, total * n
+        hits = (flat[:, None] == xp.arange(total)[None, :]) & valid[:, None]
+        return hits.astype(values.dtype)
+
+    return kernel
+
+
+def _one_hot_jax(values, *edges):
+    import jax.numpy as jnp
+    return _one_hot_kernel(jnp)(values, *edges)
+
+
+_bin_one_hot = Primitive("histogram_bins", _one_hot_kernel(np))
+_bin_one_hot.kernels["jax"] = _one_hot_jax
+
+
+def _traced_histogramdd(sample, bins, range, density, weights):
+    dims = shape_of(sample)[1]
+    per_dim = bins if isinstance(bins, (list, tuple)) else [bins] * dims
+    edges = [_traced_edges(getitem(sample, index=(slice(None), d)), per_dim[d],
+                           None if range is None else range[d]) for d in np.arange(dims)]
+    hits = _bin_one_hot(sample, *edges)
+    nbins = tuple(shape_of(e)[0] - 1 for e in edges)
+    if weights is None:
+        counts = sum_(hits, axis=(0,), keepdims=False)
+    else:
+        counts = matmul(_astype(_as_array(weights), _dtype(hits)), hits)
+    return _density(reshape(counts, shape=nbins), edges, density), edges
+
+
+def _density(counts, edges: list, density):
+    """The counts divided by their total and by the widths of their bins."""
+    if not density:
+        return counts
+    dims = len(edges)
+    counts = divide(counts, sum_(counts, axis=tuple(np.arange(dims)), keepdims=False))
+    for d, e in enumerate(edges):
+        widths = subtract(getitem(e, index=(slice(1, None),)),
+                          getitem(e, index=(slice(None, -1),)))
+        counts = divide(counts, reshape(widths, shape=tuple(
+            shape_of(e)[0] - 1 if i == d else 1 for i in np.arange(dims))))
+    return counts
 
 
 @implements(np.histogramdd)
@@ -274,7 +355,6 @@ def _histogramdd(sample, bins=10, range=None, density=None, weights=None):
     if isinstance(sample, (list, tuple)):
         sample = np.stack([_ravel(_as_array(s)) for s in sample], axis=-1)
     sample = _as_array(sample)
-    _numpy_only("histogramdd", sample, *(() if weights is None else (weights,)))
     if len(shape_of(sample)) == 1:
         sample = reshape(sample, shape=shape_of(sample) + (1,))
     dims = shape_of(sample)[1]
@@ -282,6 +362,8 @@ def _histogramdd(sample, bins=10, range=None, density=None, weights=None):
                                  and any(isinstance(b, str) for b in bins)):
         raise TypeError("np.histogramdd(..., bins='...') on Duals is not supported; give "
                         "numbers of bins or the edges")
+    if not _on_numpy(sample, *(() if weights is None else (weights,))):
+        return _traced_histogramdd(sample, bins, range, density, weights)
     value = np.asarray(primal_value(sample))
     plain_bins = [primal_value(b) for b in bins] if isinstance(bins, (list, tuple)) else bins
     counts, edges = np.histogramdd(value, plain_bins, range,
@@ -298,14 +380,7 @@ def _histogramdd(sample, bins=10, range=None, density=None, weights=None):
         kept = getitem(_ravel(weights), index=(np.nonzero(keep)[0],))
         counts = index_add(_astype(kept, counts.dtype), index=(flat,), shape=(counts.size,))
         counts = reshape(counts, shape=tuple(len(primal_value(e)) - 1 for e in edges))
-    if density:
-        counts = divide(counts, sum_(counts, axis=tuple(np.arange(dims)), keepdims=False))
-        for d, e in enumerate(edges):
-            widths = subtract(getitem(e, index=(slice(1, None),)),
-                              getitem(e, index=(slice(None, -1),)))
-            counts = divide(counts, reshape(widths, shape=tuple(
-                len(primal_value(e)) - 1 if i == d else 1 for i in np.arange(dims))))
-    return counts, edges
+    return _density(counts, edges, density), edges
 
 
 @implements(np.histogram2d)
