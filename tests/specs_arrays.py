@@ -424,3 +424,9 @@ INDEXING = [
 ]
 
 ROWS: list[Spec] = CALCULUS + BUILDING + INDEXING
+
+#: Rows of functions whose result's shape depends on the input's values: computed on
+#: NumPy values only, so under dualad_gpu (jax.jit) they raise a TypeError, as the
+#: jax.numpy functions do without a static ``size=``.
+VALUE_SHAPED = frozenset({"trim_zeros", "union1d", "intersect1d", "setdiff1d", "setxor1d",
+                          "unique_values", "unique_all", "unique_counts", "unique_inverse"})

@@ -5,7 +5,9 @@ outputs, dtypes, refusals, and dualad_gpu."""
 
 import numpy as np
 import pytest
+import specs  # noqa: F401  (first: it imports specs_arrays)
 from numpy.testing import assert_allclose, assert_array_equal
+from specs_arrays import ROWS, VALUE_SHAPED
 
 import dualad
 from dualad import Dual, primal_value
@@ -250,6 +252,16 @@ def test_set_functions_on_duals_do_not_compile_under_dualad_gpu():
                   lambda x: np.choose((x > 0).astype(int), [x, 2 * x])):
             with pytest.raises(TypeError, match="dualad_gpu"):
                 dualad_gpu.jacfwd(f)(X)
+
+
+@pytest.mark.parametrize("spec", [s for s in ROWS if s.name in VALUE_SHAPED], ids=lambda s: s.id)
+def test_value_shaped_rows_are_refused_under_dualad_gpu(spec):
+    jax = pytest.importorskip("jax")
+    import dualad_gpu
+
+    args = spec.draw(np.random.default_rng(0), spec.shapes[0])
+    with jax.enable_x64(True), pytest.raises(TypeError, match="dualad_gpu"):
+        dualad_gpu.jacrev(spec.fun, argnums=tuple(range(len(args))))(*args)
 
 
 def test_histograms_compile_under_dualad_gpu_with_numpy_s_numbers():
