@@ -4,7 +4,7 @@ Rows as in ``specs.py`` (which adds them to ``SPECS``), each with its ``jax=``
 counterpart (``jax.scipy.special`` has every function here). gammainc/gammaincc are
 differentiated in both arguments, on both sides of x = a + 1 (series below, continued
 fraction above). The hypergeometric functions are differentiated in x (their
-parameters raise), ``zeta`` in q, and ``comb``/``factorial`` (exact=False) in every
+parameters raise), ``zeta`` in x and q, and ``comb``/``factorial`` (exact=False) in every
 argument; ``loggamma`` and ``entr``, ``kl_div``, ``rel_entr`` on positive inputs.
 """
 
@@ -93,5 +93,11 @@ if sc is not None:
              (-0.8, 0.8),
              jax=lambda x: (jsp.hyp2f1(0.5, 1.5, 2.5, x), jsp.hyp2f1(1.0, 2.0, 1.5, x))),
         Spec("scipy.special.zeta", lambda q: (sc.zeta(2.5, q), sc.zeta(4.0, q)), UNARY,
-             (0.3, 4.0), jax=lambda q: (jsp.zeta(2.5, q), jsp.zeta(4.0, q))),
+             (0.3, 4.0), variant="in q", jax=lambda q: (jsp.zeta(2.5, q), jsp.zeta(4.0, q))),
+        Spec("scipy.special.zeta", sc.zeta, BINARY, ((1.3, 6.0), (0.3, 4.0)),
+             variant="x and q", jax=jsp.zeta),
+        # Riemann's ζ(x) = ζ(x, 1) for JAX (which has only Hurwitz's), and below x = 1
+        Spec("scipy.special.zeta", sc.zeta, UNARY, (1.3, 6.0), variant="Riemann",
+             jax=lambda x: jsp.zeta(x, 1.0)),
+        Spec("scipy.special.zeta", sc.zeta, UNARY, (-3.0, 0.8), variant="Riemann, x < 1"),
     ]
