@@ -6,8 +6,10 @@ distribution object with the methods (or the arguments differentiated) as varian
 Discrete distributions are differentiated in their continuous parameters, the points
 ``k`` (and the integer ``n``) built inside ``fun``. ``jax=`` is JAX's function, or for
 a method JAX lacks, the same quantity from JAX's others (``sf = 1 - cdf``,
-``isf(q) = ppf(1 - q)``). multinomial: SciPy replaces the last probability by one
-minus the others (so does the ``jax=`` counterpart, which takes p as given).
+``isf(q) = ppf(1 - q)``; gumbel's logpdf, pdf and ppf written out: JAX's raise a
+float0 TypeError when differentiated in scale). multinomial: SciPy replaces the last probability by one minus the others (so
+does the ``jax=`` counterpart, which takes p as given, one row of counts at a time:
+JAX compares the sum of all the counts with n).
 
 Rows whose derivative needs an incomplete gamma function in its order (chi2.cdf in
 ``df``, gennorm.cdf in ``beta``) are marked "in the order" in their variant.
@@ -78,6 +80,13 @@ _SIMPLEX = np.array([[0.2, 0.5, 0.3, 0.1], [0.3, 0.1, 0.3, 0.6], [0.5, 0.4, 0.4,
 _COUNTS = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 2.0], [3.0, 0.0, 0.0], [1.0, 1.0, 1.0]])
 
 
+def _gumbel_density(z, scale):
+    """gumbel_l's logpdf and pdf in z (gumbel_r's in -z), for JAX: JAX's own raise a
+    float0 TypeError when differentiated in scale (jax 0.10)."""
+    logpdf = z - jnp.exp(z) - jnp.log(scale)
+    return logpdf, jnp.exp(logpdf)
+
+
 def _last_completed(p):
     return jnp.concatenate([p[..., :-1], 1.0 - jnp.sum(p[..., :-1], axis=-1, keepdims=True)],
                            axis=-1)
@@ -108,11 +117,15 @@ if st is not None:
         Spec("scipy.stats.gumbel_r",
              lambda x, loc, scale: _each(st.gumbel_r, CONT + ("ppf",), x, loc, scale), XLS,
              ((0.05, 0.95), (-1.0, 1.0), (0.5, 2.0)), variant="x, loc, scale",
-             jax=lambda x, loc, scale: _jax_each("gumbel_r", CONT + ("ppf",), x, loc, scale)),
+             jax=lambda x, loc, scale: _gumbel_density(-(x - loc) / scale, scale)
+             + _jax_each("gumbel_r", TAILS, x, loc, scale)
+             + (loc - scale * jnp.log(-jnp.log(x)),)),
         Spec("scipy.stats.gumbel_l",
              lambda x, loc, scale: _each(st.gumbel_l, CONT + ("ppf",), x, loc, scale), XLS,
              ((0.05, 0.95), (-1.0, 1.0), (0.5, 2.0)), variant="x, loc, scale",
-             jax=lambda x, loc, scale: _jax_each("gumbel_l", CONT + ("ppf",), x, loc, scale)),
+             jax=lambda x, loc, scale: _gumbel_density((x - loc) / scale, scale)
+             + _jax_each("gumbel_l", TAILS, x, loc, scale)
+             + (loc + scale * jnp.log(-jnp.log1p(-x)),)),
         Spec("scipy.stats.laplace",
              lambda x, loc, scale: _each(st.laplace, CONT, x, loc, scale), XLS,
              ((-3.0, 3.0), (-1.0, 1.0), (0.5, 2.0)), avoid=_near_loc, variant="x, loc, scale",
@@ -240,8 +253,9 @@ if st is not None:
              lambda p: (st.multinomial.logpmf(_COUNTS, 3, p),
                         st.multinomial.pmf(_COUNTS[0], 3, p)),
              (((3,),),), (0.1, 0.4),
-             jax=lambda p: (jst.multinomial.logpmf(jnp.asarray(_COUNTS, int), 3,
-                                                   _last_completed(p)),
+             jax=lambda p: (jnp.stack([jst.multinomial.logpmf(jnp.asarray(c, int), 3,
+                                                              _last_completed(p))
+                                       for c in _COUNTS]),
                             jst.multinomial.pmf(jnp.asarray(_COUNTS[0], int), 3,
                                                 _last_completed(p)))),
         # -- statistics ---------------------------------------------------------------

@@ -372,13 +372,14 @@ def _sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
         a = a + 0.0
     if axis is None:
         a, axis = np.ravel(a), 0
-    nans = np.isnan(primal_value(a))
-    if nan_policy == "raise" and bool(np.any(nans)):
-        raise ValueError("The input contains nan values")
+    if nan_policy == "raise":  # decided on NumPy values (a JAX value is not known yet)
+        value = primal_value(a)
+        if isinstance(value, np.ndarray | np.generic) and np.any(np.isnan(value)):
+            raise ValueError("The input contains nan values")
     if nan_policy == "omit":
-        n = np.sum(~nans, axis=axis, keepdims=keepdims).astype(primal_value(a).dtype)
+        n = primal_value(np.nansum(a * 0.0 + 1.0, axis=axis, keepdims=keepdims))  # non-nan
         return np.nanstd(a, axis=axis, ddof=ddof, keepdims=keepdims) / np.sqrt(n)
-    if nan_policy != "propagate":
+    if nan_policy not in ("propagate", "raise"):
         raise ValueError("nan_policy must be one of {'propagate', 'omit', 'raise'}")
     n = np.shape(primal_value(a))[axis]
     return np.std(a, axis=axis, ddof=ddof, keepdims=keepdims) / math.sqrt(n)  # keeps float32
