@@ -16,7 +16,8 @@ from ..primitive import Primitive
 from .elementwise import where
 from .linalg import matmul
 from .scipy_functions import _scipy, scipy_rule
-from .shape import _swapaxes, concatenate, getitem, reshape, shape_of, transpose, unbroadcast
+from .scipy_matrices import scipy_values
+from .shape import _swapaxes, getitem, reshape, shape_of, transpose, unbroadcast
 
 
 def _mT(x):
@@ -64,7 +65,7 @@ def _solve_triangular_kernel(a, b, trans, lower, unit_diagonal):
 
 def _solve_triangular_jax(a, b, trans, lower, unit_diagonal):
     import jax
-    solve = lambda a, b: jax.scipy.linalg.solve_triangular(  # noqa: E731
+    solve = lambda a, b: jax.scipy.linalg.solve_triangular(
         a, b, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
     if a.ndim == 2:
         return solve(a, b)
@@ -205,15 +206,73 @@ def _lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     return getitem(z, index=(pivots_to_permutation(piv, inverse=True),))
 
 
+@scipy_rule("scipy.linalg", "lu")
+def _lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
+    # L and U from lu_packed (JAX's lu_jvp); P as SciPy's call gives it (A = P L U).
+    a = as_operand(a)
+    shape = tuple(shape_of(a))
+    if len(shape) > 2:
+        parts = [_lu(a[i], permute_l=permute_l, p_indices=p_indices) for i in range(shape[0])]
+        return tuple(np.stack([p[k] for p in parts]) for k in range(len(parts[0])))
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise TypeError("scipy.linalg.lu of a non-square matrix is not supported on Duals; "
+                        "lu_factor's rule (JAX's lu_jvp) is for square matrices")
+    n = shape[0]
+    packed = lu_packed(a)
+    below = _triangle(n, True, True)
+    lower = where(below, packed, 0.0) + np.eye(n, dtype=primal_value(packed).dtype)
+    upper = where(below, 0.0, packed)
+    plain = isinstance(primal_value(a), np.ndarray)
+    if plain:
+        theirs = _scipy("scipy.linalg").lu(primal_value(a), permute_l=permute_l,
+                                            p_indices=p_indices)
+    if permute_l:
+        pl = getitem(lower, index=(pivots_to_permutation(lu_pivots(a), inverse=True),))  # P L
+        return (scipy_values(pl, theirs[0]), scipy_values(upper, theirs[1])) if plain else \
+            (pl, upper)
+    if plain:
+        return theirs[0], scipy_values(lower, theirs[1]), scipy_values(upper, theirs[2])
+    inverse = pivots_to_permutation(lu_pivots(a), inverse=True)  # A = L[inverse] U
+    if p_indices:
+        return inverse, lower, upper
+    return getitem(np.eye(n, dtype=primal_value(lower).dtype), index=(inverse,)), lower, upper
+
+
+# polar: A = U P from the reduced SVD A = W S Vᵀ: U = W Vᵀ, P = V S Vᵀ (right) or
+# W S Wᵀ (left), as SciPy computes it.
+
+
+@scipy_rule("scipy.linalg", "polar")
+def _polar(a, side="right"):
+    if side not in ("right", "left"):
+        raise ValueError("`side` must be either 'right' or 'left'")
+    a = as_operand(a)
+    if len(shape_of(a)) != 2:
+        raise ValueError("`a` must be a 2-D array.")
+    w, s, vh = np.linalg.svd(a, full_matrices=False)
+    u = matmul(w, vh)
+    p = matmul(_mT(vh) * s, vh) if side == "right" else matmul(w * s, _mT(w))
+    if not isinstance(primal_value(a), np.ndarray):
+        return u, p
+    theirs = _scipy("scipy.linalg").polar(primal_value(a), side=side)
+    return scipy_values(u, theirs[0]), scipy_values(p, theirs[1])
+
+
 # expm: d expm(A)[E] = L(A, E), the upper-right block of expm([[A, E], [0, A]]).
 # L is linear in E, with transpose L(Aᵀ, ·); its own derivative is the same block
 # formula one level up, so every order is a call of this one primitive.
 
 
 def _blocks(a, e):
-    zeros = np.zeros(shape_of(e), dtype=primal_value(e).dtype)
-    a = a + zeros  # a broadcast to e's shape (e may have leading seed or batch axes)
-    return concatenate(concatenate(a, e, axis=-1), concatenate(zeros, a, axis=-1), axis=-2)
+    """[[A, E], [0, A]] (any leading axes), built with products by constant 0/1 matrices:
+    concatenating a Dual of a Dual with plain zeros lost rows of the inner tangent."""
+    n = shape_of(a)[-1]
+    dtype = np.result_type(primal_value(a).dtype, primal_value(e).dtype)
+    eye = np.eye(n, dtype=dtype)
+    zero = np.zeros((n, n), dtype)
+    top, bottom = np.concatenate([eye, zero]), np.concatenate([zero, eye])  # (2n, n)
+    return (matmul(matmul(top, a), top.T) + matmul(matmul(top, e), bottom.T)
+            + matmul(matmul(bottom, a), bottom.T))
 
 
 def _expm_frechet_kernel(a, e, expm=None):
@@ -267,6 +326,27 @@ def _expm(A):
     return expm(as_operand(A))
 
 
+@scipy_rule("scipy.linalg", "expm_frechet")
+def _expm_frechet_rule(A, E, method=None, compute_expm=True, check_finite=True):
+    A, E = as_operand(A), as_operand(E)
+    if method not in (None, "SPS", "blockEnlarge"):
+        raise ValueError(f"Unknown implementation {method}")
+    sa, se = tuple(shape_of(A)), tuple(shape_of(E))
+    if len(sa) < 2 or sa[-1] != sa[-2]:
+        raise ValueError("expected A to be a square matrix")
+    if sa != se:
+        raise ValueError("expected A and E to be the same shape")
+    frechet = expm_frechet(A, E)
+    out = (expm(A), frechet) if compute_expm else frechet
+    if not (isinstance(primal_value(A), np.ndarray) and isinstance(primal_value(E), np.ndarray)):
+        return out
+    theirs = _scipy("scipy.linalg").expm_frechet(primal_value(A), primal_value(E), method=method,
+                                                 compute_expm=compute_expm)
+    if compute_expm:
+        return scipy_values(out[0], theirs[0]), scipy_values(out[1], theirs[1])
+    return scipy_values(out, theirs)
+
+
 # solve_sylvester: X with AX + XB = Q, linear in Q; its transpose solves with Aᵀ, Bᵀ.
 
 
@@ -277,7 +357,7 @@ def _sylvester_jax(a, b, q):
 
 
 def _sylvester_jvp(primals, tangents, ans):
-    a, b, q = primals
+    a, b, _q = primals
     ta, tb, tq = tangents
     rhs = tq
     if ta is not None:  # dX = S⁻¹(dQ − dA X − X dB)
