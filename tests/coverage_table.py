@@ -223,7 +223,8 @@ def compute() -> dict:
             if kind == "rule":
                 entry["tested"] = bool(specs)
                 entry["jax_checked"] = any(s.jax is not None for s in specs)
-                entry["dualad_gpu"] = bool(specs) and all(runs_on_jax(s) for s in specs)
+                entry["dualad_gpu"] = bool(specs) and all(s.gpu and runs_on_jax(s)
+                                                            for s in specs)
             entries[name] = entry
         table[module_name] = entries
     return table

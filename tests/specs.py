@@ -61,6 +61,9 @@ class Spec:
     # The same function written with jax.numpy / jax.scipy, for the JAX cross-check
     # (tests/test_specs_against_jax.py) in first and second order.
     jax: Callable[..., Any] | None = None
+    # False where dualad_gpu refuses the function (an output shape that depends on
+    # the values, as jax.jit refuses it): the coverage table and GPU tests skip it.
+    gpu: bool = True
 
     @property
     def id(self) -> str:

@@ -5,6 +5,7 @@ Rows as in ``specs.py`` (which adds them to ``SPECS``); give each row its
 """
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 from specs import GAP, Spec, jnp, near_integer, small, ties
@@ -430,3 +431,4 @@ ROWS: list[Spec] = CALCULUS + BUILDING + INDEXING
 #: jax.numpy functions do without a static ``size=``.
 VALUE_SHAPED = frozenset({"trim_zeros", "union1d", "intersect1d", "setdiff1d", "setxor1d",
                           "unique_values", "unique_all", "unique_counts", "unique_inverse"})
+ROWS = [replace(s, gpu=False) if s.name in VALUE_SHAPED else s for s in ROWS]
