@@ -199,3 +199,28 @@ def test_zeta_derivatives_match_mpmath():
     for x in (-2.5, 0.3, 2.5):  # Riemann's, below 1 too (to ~1e-8 at x = -2.5)
         assert dualad.derivative(sc.zeta)(x) == pytest.approx(
             float(mpmath.zeta(x, 1, 1)), rel=1e-7)
+
+
+GPU_CALLS = {
+    "zeta": lambda v: sc.zeta(v[0] + 1.5, v[1]) + sc.zeta(v[0] + 2.0),
+    "fresnel, sici": lambda v: np.sum(sum(sc.fresnel(v)) + sum(sc.sici(v + 0.5))),
+    "comb, factorial": lambda v: sc.comb(v[0] + 4, v[1]) + sc.factorial(v[1]),
+    "boxcox": lambda v: sc.boxcox(v[0] + 0.5, v[1]) + sc.boxcox1p(v[0], v[1]),
+    "the others": lambda v: (
+        sc.spence(v[0] + 0.2) + sc.expn(0, v[0] + 0.3) + sc.expn(2, v[1]) + sc.exp1(v[0])
+        + sc.expi(v[1]) + sc.dawsn(v[0]) + sc.entr(v[0]) + sc.kl_div(v[0], v[1])
+        + sc.rel_entr(v[1], v[0]) + sc.loggamma(v[1]) + sc.poch(v[0] + 0.5, v[1])
+        + sc.owens_t(v[0], v[1]) + sc.hyp1f1(0.5, 1.5, v[0])
+        + sc.hyp2f1(0.5, 1.5, 2.5, v[0] / 3) + sc.binom(v[1] + 3, v[0])
+        + sc.gammasgn(v[0]) * v[1]),
+}
+
+
+@pytest.mark.parametrize("f", GPU_CALLS.values(), ids=GPU_CALLS.keys())
+def test_dualad_gpu_gives_dualads_numbers(f):
+    dualad_gpu = pytest.importorskip("dualad_gpu")
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    v = np.array([0.7, 1.3])
+    assert_allclose(dualad_gpu.grad(f)(v), dualad.grad(f)(v), rtol=1e-12)
+    assert_allclose(dualad_gpu.hessian(f)(v), dualad.hessian(f)(v), rtol=1e-12, atol=1e-14)
