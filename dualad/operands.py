@@ -175,9 +175,20 @@ _VARIADIC_ARRAY_PARAMETERS = frozenset({"arys"})
 _PARAMETER_NAMES: dict[Callable, tuple[tuple[str, ...], str | None]] = {}
 
 
+def arguments_as_given(func: Callable) -> None:
+    """Leave the lists and tuples of calls of ``func`` as given: its rule reads them
+    itself (np.block's nested lists)."""
+    _AS_GIVEN.add(func)
+
+
+_AS_GIVEN: set[Callable] = set()
+
+
 def array_arguments(func: Callable, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """``args`` and ``kwargs`` of a call of ``func`` with the lists and tuples given
     for array parameters turned into arrays."""
+    if func in _AS_GIVEN:
+        return args, kwargs
     names = _PARAMETER_NAMES.get(func)
     if names is None:  # one entry per NumPy function with a rule: bounded
         try:

@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 from numpy.lib import _index_tricks_impl
 
-from .. import operands as _operands_module
 from ..dual import _astype, primal_value
+from ..operands import arguments_as_given
 from ..primitive import FUNCTION_HANDLERS, Boxed, implements
 from .calculus import _cast, _dtype, _operand
 from .elementwise import floor, where
@@ -95,7 +95,7 @@ def _numbered(nested, numbers: list):
 
 # np.block's "arrays" is a nested list of arrays, not one sequence of arrays that
 # Dual.__array_function__ should convert: its rule reads the nesting itself.
-_operands_module._PARAMETER_NAMES[np.block] = (("nested",), None)
+arguments_as_given(np.block)
 
 
 @implements(np.block)
