@@ -20,6 +20,8 @@ P5, P3 = RNG.uniform(-2.0, 2.0, 5), RNG.uniform(-2.0, 2.0, 3)
 A3 = RNG.uniform(-1.0, 1.0, (2, 3, 3))
 SPD = A3[0] @ A3[0].T + 3.0 * np.eye(3)
 ROOTS = np.poly([-1.5, 0.25, 2.0])
+# long enough that a matrix-vector product sums in another order than NumPy's dots
+LONG, LONGER = RNG.uniform(-2.0, 2.0, 30), RNG.uniform(-2.0, 2.0, 50)
 
 
 def draw(spec, shapes, seed=3):
@@ -93,7 +95,10 @@ def test_matrix_rank_under_dualad_gpu(matrix_rank_rule):
 
 CASES = {
     "polyadd": (np.polyadd, P5, P3), "polysub": (np.polysub, P3, P5),
-    "polymul": (np.polymul, P5, P3), "polydiv": (np.polydiv, P5, P3),
+    "polymul": (np.polymul, P5, P3), "polymul long": (np.polymul, LONG, LONGER),
+    "convolve long same": (lambda a, v: np.convolve(a, v, "same"), LONG, LONGER),
+    "correlate long full": (lambda a, v: np.correlate(a, v, "full"), LONGER, LONG),
+    "polydiv": (np.polydiv, P5, P3),
     "polydiv short": (np.polydiv, P3, P5), "polydiv by constant": (np.polydiv, P5, P3[:1]),
     "polyder": (lambda p: np.polyder(p, 2), P5), "polyint": (lambda p: np.polyint(p, 2), P5),
     "polyint k": (lambda p, k: np.polyint(p, 2, k), P5, P3[:2]),

@@ -321,6 +321,39 @@ def _interp(x, xp, fp, left=None, right=None, period=None):
 # ---------------------------------------------------------------------------
 
 
+def _mode(mode) -> str:
+    """np.correlate's mode by its full name ("v", 0 -> "valid", ...)."""
+    return {"f": "full", "s": "same", "v": "valid", 0: "valid", 1: "same", 2: "full"}.get(
+        mode if not isinstance(mode, str) else mode[:1], mode)
+
+
+# NumPy's own convolve and correlate of values: no derivative (the composition of
+# _correlation gives it); its dot products sum in another order than matmul's.
+correlate_values = Primitive("correlate_values",
+                             lambda a, v, mode: np.correlate(a, v, mode=mode))
+convolve_values = Primitive("convolve_values", lambda a, v, mode: np.convolve(a, v, mode=mode))
+
+
+def _jax_correlation(name: str):
+    def kernel(a, v, mode):
+        import jax.numpy as jnp
+
+        return getattr(jnp, name)(a, v, mode=mode)
+    return kernel
+
+
+correlate_values.kernels["jax"] = _jax_correlation("correlate")
+convolve_values.kernels["jax"] = _jax_correlation("convolve")
+
+
+def _with_numpy_values(values: Primitive, out, a, v, mode):
+    """``out`` (a Dual) with the values NumPy's function gives, bit for bit."""
+    if not isinstance(out, Boxed):
+        return out
+    value = values(primal_value(_operand(a)), primal_value(_operand(v)), mode=_mode(mode))
+    return value + (out - primal_value(out))
+
+
 def _correlation(a, v, mode: str):
     """Σₙ a[n + k]·v[n] over the lags ``mode`` keeps: a gather of windows of the
     zero-padded ``a`` and a matrix-vector product."""
@@ -332,8 +365,7 @@ def _correlation(a, v, mode: str):
         raise ValueError("a cannot be empty")
     if m == 0:
         raise ValueError("v cannot be empty")
-    mode = {"f": "full", "s": "same", "v": "valid", 0: "valid", 1: "same", 2: "full"}.get(
-        mode if not isinstance(mode, str) else mode[:1], mode)
+    mode = _mode(mode)
     long, short = max(n, m), min(n, m)
     if mode == "full":
         start, length = 0, n + m - 1
@@ -353,17 +385,18 @@ def _correlation(a, v, mode: str):
 
 @implements(np.correlate)
 def _correlate(a, v, mode="valid"):
-    return _correlation(a, v, mode)
+    return _with_numpy_values(correlate_values, _correlation(a, v, mode), a, v, mode)
 
 
 @implements(np.convolve)
 def _convolve(a, v, mode="full"):
-    a, v = _operand(a), _operand(v)
+    first, second = a, v = _operand(a), _operand(v)
     if len(shape_of(v)) == 1 and len(shape_of(a)) == 1 and shape_of(v)[0] > shape_of(a)[0]:
         a, v = v, a
     if len(shape_of(v)) != 1:
         raise ValueError("object too deep for desired array")
-    return _correlation(a, getitem(v, index=(slice(None, None, -1),)), mode)
+    out = _correlation(a, getitem(v, index=(slice(None, None, -1),)), mode)
+    return _with_numpy_values(convolve_values, out, first, second, mode)
 
 
 @implements(np.kron)
