@@ -43,6 +43,20 @@ def test_rows_under_dualad_gpu(spec):
         assert_allclose(np.asarray(b), a, rtol=1e-8, atol=1e-10, err_msg=spec.id)
 
 
+def test_cdf_in_the_order_matches_jax_to_first_order():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jst = jax.scipy.stats
+    x = np.array([-1.3, 0.4, 2.1])
+    for ours, theirs, at in [
+            (lambda df: st.chi2.cdf(1.7, df), lambda df: jst.chi2.cdf(1.7, df), 2.5),
+            (lambda df: st.chi2.sf(0.4, df, 0.0, 0.5), lambda df: jst.chi2.sf(0.4, df, 0.0, 0.5),
+             4.0),
+            (lambda b: st.gennorm.cdf(x, b), lambda b: jst.gennorm.cdf(x, b), 1.7)]:
+        assert_allclose(dualad.jacfwd(ours)(at), jax.jacfwd(theirs)(at), rtol=1e-9)
+        assert_allclose(dualad.jacrev(ours)(at), jax.jacfwd(theirs)(at), rtol=1e-9)
+
+
 # ---------------------------------------------------------------------------
 # Values at the edges are SciPy's, derivatives there 0
 # ---------------------------------------------------------------------------
