@@ -148,6 +148,19 @@ def test_mode_and_rankdata_are_values():
         assert_array_equal(t, 0.0)
 
 
+def test_values_only_functions_under_dualad_gpu():
+    dualad_gpu = pytest.importorskip("dualad_gpu")
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    x = np.array([[1.0, 2.0, 2.0, 3.0], [4.0, 4.0, 1.0, 0.0]])
+    # the values enter as constant factors: the Jacobian is diag(values) in x
+    jac = dualad_gpu.jacfwd(lambda x: st.rankdata(x, axis=1) * x)(x)
+    assert_allclose(np.asarray(jac), dualad.jacfwd(lambda x: st.rankdata(x, axis=1) * x)(x))
+    assert_allclose(np.einsum("ijij->ij", np.asarray(jac)), st.rankdata(x, axis=1))
+    jac = dualad_gpu.jacfwd(lambda x: st.mode(x, axis=1).mode * x[:, 0])(x)
+    assert_allclose(np.asarray(jac)[:, :, 0].diagonal(), st.mode(x, axis=1).mode)
+
+
 # ---------------------------------------------------------------------------
 # Keyword variants, frozen distributions, multivariate conventions
 # ---------------------------------------------------------------------------

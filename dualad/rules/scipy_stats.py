@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..dual import as_operand, primal_value
-from ..primitive import FUNCTION_HANDLERS
+from ..primitive import FUNCTION_HANDLERS, Primitive
 from .elementwise import (
     equal,
     exp,
@@ -385,19 +385,21 @@ def _sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
     return np.std(a, axis=axis, ddof=ddof, keepdims=keepdims) / math.sqrt(n)  # keeps float32
 
 
-def _values_only(name: str):
-    """A statistic whose values are integers or decided by ties: SciPy's own on the
-    values (JAX's own under dualad_gpu), no derivative."""
-    def implementation(a, *args, **kwargs):
-        value = primal_value(as_operand(a))
-        if isinstance(value, np.ndarray | np.generic):
-            import scipy.stats._stats_py as stats_py
-            return getattr(stats_py, name)(value, *args, **kwargs)
-        import jax.scipy.stats as jax_stats
-        return getattr(jax_stats, name)(value, *args, **kwargs)
+def _values_only(name: str) -> Primitive:
+    """A statistic whose values are integers or decided by ties: a primitive with no
+    derivative, SciPy's own on NumPy values and JAX's under dualad_gpu."""
 
-    implementation.__name__ = name
-    return implementation
+    def kernel(a, *args, **kwargs):
+        import scipy.stats._stats_py as stats_py
+        return getattr(stats_py, name)(a, *args, **kwargs)
+
+    def jax_kernel(a, *args, **kwargs):
+        import jax.scipy.stats as jax_stats
+        return getattr(jax_stats, name)(a, *args, **kwargs)
+
+    primitive = Primitive(name, kernel)
+    primitive.kernels["jax"] = jax_kernel
+    return primitive
 
 
 scipy_rule("scipy.stats", "mode")(_values_only("mode"))
