@@ -1,18 +1,23 @@
-"""scipy.stats called unchanged: norm, t, gamma, beta, poisson and multivariate_normal.
+"""scipy.stats called unchanged: the distribution machinery, norm, t, gamma, beta,
+poisson, multivariate_normal, and the statistics sem, mode, rankdata.
 
-The methods ``logpdf``/``pdf``/``cdf``/``logcdf``/``sf``/``logsf`` of continuous
-distributions (``logpmf``/``pmf``/... of discrete ones) are replaced on SciPy's base
-classes by dispatchers (see :mod:`dualad.rules.scipy_functions`); with a Dual among
-the arguments they evaluate the distribution's formula below on the standardized
-variable ``z = (x - loc) / scale``, so derivatives flow in ``x``, ``loc``, ``scale``
-and the shape parameters. The support is SciPy's own (``_support_mask``), the
-parameter checks those of ``_argcheck``, both decided on the values: outside the support
-the result is SciPy's constant (``-inf``, 0 or 1, derivative 0), for invalid parameters
-nan. Frozen distributions (``norm(0, 2).logpdf(x)``) call the same methods.
+The methods ``logpdf``/``pdf``/``cdf``/``logcdf``/``sf``/``logsf``/``ppf``/``isf`` of
+continuous distributions (``logpmf``/``pmf``/... of discrete ones) are replaced on SciPy's
+base classes by dispatchers (see :mod:`dualad.rules.scipy_functions`); with a Dual among
+the arguments they evaluate the distribution's formula (registered here or with
+:func:`register_distribution`, as :mod:`dualad.rules.scipy_distributions` does) on the
+standardized variable ``z = (x - loc) / scale``, so derivatives flow in ``x``, ``loc``,
+``scale`` and the shape parameters; ``ppf``/``isf`` return ``loc + scale·`` the
+standardized quantile. The support is SciPy's own (``_support_mask``), the parameter
+checks those of ``_argcheck`` (:data:`ARGCHECKS`), both decided on the values: outside the
+support the result is SciPy's constant (``-inf``, 0 or 1, derivative 0), for invalid
+parameters nan. Frozen distributions (``norm(0, 2).logpdf(x)``) call the same methods.
 
 Derivatives a formula cannot give raise a TypeError from the special function's rule
-(``t.cdf`` in ``df``: JAX has no ``t.cdf`` at all). A discrete distribution's
-argument ``k`` is a point of the lattice: its derivative is 0.
+(``t.cdf`` in ``df``: JAX has no ``t.cdf`` at all); a method with no formula raises one
+naming those there are. A discrete distribution's argument ``k`` is a point of the
+lattice: its derivative is 0, and its ``ppf``/``isf`` give values only, as do ``mode`` and
+``rankdata`` (primitives without a derivative).
 """
 
 from __future__ import annotations
