@@ -196,9 +196,11 @@ def test_zeta_derivatives_match_mpmath():
         assert_allclose(grad, [d[1, 0], d[0, 1]], rtol=1e-13)
         assert_allclose(hess, [[d[2, 0], d[1, 1]], [d[1, 1], d[0, 2]]], rtol=1e-13)
         assert third == pytest.approx(d3, rel=1e-13)
-    for x in (-2.5, 0.3, 2.5):  # Riemann's, below 1 too (to ~1e-8 at x = -2.5)
+    for x in (-7.3, -4.0, -2.5, -0.3, 0.0, 0.3, 2.5):  # Riemann's (reflected below 0)
         assert dualad.derivative(sc.zeta)(x) == pytest.approx(
-            float(mpmath.zeta(x, 1, 1)), rel=1e-7)
+            float(mpmath.zeta(x, 1, 1)), rel=1e-13)
+        assert dualad.hessian(sc.zeta)(x) == pytest.approx(
+            float(mpmath.zeta(x, 1, 2)), rel=1e-13)
 
 
 GPU_CALLS = {

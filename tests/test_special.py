@@ -57,6 +57,22 @@ UNARY = {
     "y0": (sc.y0, lambda x: mp.bessely(0, x), [0.3, 1.0, 2.5, 6.0]),
     "y1": (sc.y1, lambda x: mp.bessely(1, x), [0.3, 1.0, 2.5, 6.0]),
     "sinc": (np.sinc, mp.sincpi, [-2.5, -0.3, -1e-3, 0.0, 1e-6, 0.05, 0.0999, 0.1001, 0.7]),
+    # scipy.special beyond specs.py (rules in dualad/rules/scipy_special.py)
+    "exp1": (sc.exp1, mp.e1, [0.1, 1.0, 4.0]),
+    "expi": (sc.expi, mp.ei, [-2.0, 0.1, 1.0, 4.0]),
+    "expn(3, .)": (lambda x: sc.expn(3, x), lambda x: mp.expint(3, x), [0.1, 1.0, 4.0]),
+    "expn(0, .)": (lambda x: sc.expn(0, x), lambda x: mp.expint(0, x), [0.1, 1.0, 4.0]),
+    "dawsn": (sc.dawsn, lambda x: mp.sqrt(mp.pi) / 2 * mp.exp(-x * x) * mp.erfi(x),
+              [-2.0, 0.0, 0.5, 3.0]),
+    "fresnel S": (lambda x: sc.fresnel(x)[0], mp.fresnels, [-1.5, 0.0, 0.4, 2.0]),
+    "fresnel C": (lambda x: sc.fresnel(x)[1], mp.fresnelc, [-1.5, 0.0, 0.4, 2.0]),
+    "sici Si": (lambda x: sc.sici(x)[0], mp.si, [-2.0, 0.0, 0.4, 5.0]),
+    "sici Ci": (lambda x: sc.sici(x)[1], mp.ci, [0.2, 1.0, 5.0]),
+    "entr": (sc.entr, lambda x: -x * mp.log(x), [0.1, 1.0, 3.0]),
+    "loggamma": (sc.loggamma, mp.loggamma, [0.3, 1.0, 7.0]),
+    "spence": (sc.spence, lambda z: mp.polylog(2, 1 - z), [0.2, 0.95, 1.0, 1.05, 3.0]),
+    "factorial": (sc.factorial, lambda n: mp.gamma(n + 1), [0.5, 2.0, 4.5]),
+    "zeta(x)": (sc.zeta, mp.zeta, [-4.5, -1.5, 0.0, 0.5, 2.0, 5.0]),
 }
 
 # name: (function, mpmath function, points (x, y))
@@ -66,6 +82,15 @@ BINARY = {
     "beta": (sc.beta, mp.beta, [(0.5, 0.7), (1.5, 3.0), (4.0, 2.0)]),
     "betaln": (sc.betaln, lambda a, b: mp.log(mp.beta(a, b)),
                [(0.5, 0.7), (1.5, 3.0), (4.0, 2.0)]),
+    "kl_div": (sc.kl_div, lambda x, y: x * mp.log(x / y) - x + y, [(0.5, 0.2), (2.0, 3.0)]),
+    "rel_entr": (sc.rel_entr, lambda x, y: x * mp.log(x / y), [(0.5, 0.2), (2.0, 3.0)]),
+    "boxcox": (sc.boxcox, lambda x, lm: (x ** lm - 1) / lm if lm else mp.log(x),
+               [(0.5, 0.7), (2.0, -1.2), (3.0, 0.01)]),
+    "boxcox1p": (sc.boxcox1p, lambda x, lm: ((1 + x) ** lm - 1) / lm if lm else mp.log1p(x),
+                 [(-0.5, 0.7), (2.0, -1.2), (3.0, 0.01)]),
+    "poch": (sc.poch, mp.rf, [(0.5, 0.7), (1.5, -0.3), (4.0, 2.0)]),
+    "binom": (sc.binom, mp.binomial, [(4.5, 0.7), (6.0, 2.5)]),
+    "zeta(x, q)": (sc.zeta, mp.zeta, [(2.5, 0.3), (1.5, 3.0)]),
 }
 
 # Derivatives within this relative distance of mpmath's (plus a tiny absolute

@@ -205,10 +205,22 @@ if sc is not None:
                         partials=(None, lambda ans, k, x, q: zeta_dx(k + 1, x, q), _zeta_dx_dq),
                         shape_rule=lambda k, x, q: broadcast_shape_rule(x, q))
     zeta_dx.kernels["jax"] = _host_kernel(zeta_dx.kernels["numpy"])
-    # Riemann's ζ(x) = ζ(x, 1) (Euler-Maclaurin continues it below x = 1 too).
+    def _riemann_zeta_dx(ans, x):
+        """ζ'(x): Euler-Maclaurin's for x ≥ 0; below, that sum cancels (its terms grow
+        like n^-x), so the derivative of the reflection ζ(x) = F(x)·ζ(1 - x),
+        F = 2ˣ·π^(x-1)·sin(πx/2)·Γ(1 - x), written so that no cot(πx/2) appears."""
+        negative = greater(0.0, x)
+        xn, xp = where(negative, x, -1.0), where(negative, 2.0, x)
+        g = exp(xn * math.log(2.0 * _PI)) / _PI * gamma(1.0 - xn)
+        half = 0.5 * _PI * xn
+        f = g * sin(half)
+        df = g * (sin(half) * (math.log(2.0 * _PI) - digamma(1.0 - xn)) + 0.5 * _PI * cos(half))
+        reflected = df * riemann_zeta(1.0 - xn) - f * zeta_dx(1, 1.0 - xn, 1.0)
+        return where(negative, reflected, zeta_dx(1, xp, 1.0))
+
+    # Riemann's ζ(x) = ζ(x, 1).
     riemann_zeta = Primitive("riemann_zeta", _ufuncs._riemann_zeta,
-                             partials=(lambda ans, x: zeta_dx(1, x, 1.0),),
-                             shape_rule=broadcast_shape_rule)
+                             partials=(_riemann_zeta_dx,), shape_rule=broadcast_shape_rule)
     riemann_zeta.kernels["jax"] = _host_kernel(_ufuncs._riemann_zeta)
     register_function(_ufuncs._riemann_zeta, riemann_zeta)
     register_function(_ufuncs._zeta, hurwitz_zeta)
