@@ -73,6 +73,10 @@ UNARY = {
     "spence": (sc.spence, lambda z: mp.polylog(2, 1 - z), [0.2, 0.95, 1.0, 1.05, 3.0]),
     "factorial": (sc.factorial, lambda n: mp.gamma(n + 1), [0.5, 2.0, 4.5]),
     "zeta(x)": (sc.zeta, mp.zeta, [-4.5, -1.5, 0.0, 0.5, 2.0, 5.0]),
+    "hyp1f1(0.5, 1.5, .)": (lambda x: sc.hyp1f1(0.5, 1.5, x), lambda x: mp.hyp1f1(0.5, 1.5, x),
+                            [-2.0, 0.3, 3.0]),
+    "hyp2f1(0.5, 1.5, 2.5, .)": (lambda x: sc.hyp2f1(0.5, 1.5, 2.5, x),
+                                 lambda x: mp.hyp2f1(0.5, 1.5, 2.5, x), [-0.7, 0.2, 0.8]),
 }
 
 # name: (function, mpmath function, points (x, y))
@@ -91,6 +95,9 @@ BINARY = {
     "poch": (sc.poch, mp.rf, [(0.5, 0.7), (1.5, -0.3), (4.0, 2.0)]),
     "binom": (sc.binom, mp.binomial, [(4.5, 0.7), (6.0, 2.5)]),
     "zeta(x, q)": (sc.zeta, mp.zeta, [(2.5, 0.3), (1.5, 3.0)]),
+    "owens_t": (sc.owens_t, lambda h, a: mp.quad(
+        lambda t: mp.exp(-h * h * (1 + t * t) / 2) / (1 + t * t), [0, a]) / (2 * mp.pi),
+        [(0.5, 0.7), (-1.5, 2.0)]),
 }
 
 # Derivatives within this relative distance of mpmath's (plus a tiny absolute
