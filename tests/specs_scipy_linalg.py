@@ -1,15 +1,17 @@
 """Spec rows: scipy.linalg beyond specs_scipy.py (its versions of NumPy's
-decompositions, lu, polar, expm_frechet, eigh_tridiagonal, the special matrices).
+decompositions, qr_multiply, lu, polar, expm_frechet, eigh_tridiagonal, the special
+matrices).
 
 Rows as in ``specs.py`` (which adds them to ``SPECS``). Every ``fun`` calls
 ``scipy.linalg`` as users do; ``jax=`` is the ``jax.scipy.linalg`` call, or the JAX
 functions that compute the same thing where JAX's reads another part of ``a``
-(JAX's ``eigh``/``solve(assume_a='sym')`` use the whole matrix, SciPy one
-triangle: the JAX rows pass the triangle mirrored) or lacks the keyword
-(``subset_by_index``, ``transposed``, ``assume_a`` of ``inv``). No ``jax=``: the
-generalized ``eigh(a, b)``, ``qr(pivoting=True)`` (the pivots are decided on the
-values), ``lu(p_indices=True)``, ``hankel`` of two arguments of different lengths
-is there; eigenvector rows take the signs out (``signed_vectors``).
+(JAX's ``eigh`` and ``solve(assume_a='sym')`` use the whole matrix, SciPy one
+triangle: the JAX rows pass the triangle mirrored), lacks the keyword
+(``subset_by_index``, ``transposed``, ``assume_a`` of ``inv``, eigenvectors of
+``eigh_tridiagonal``) or has no derivative (``qr_multiply``: geqrf has no JVP in
+JAX). No ``jax=``: the generalized ``eigh(a, b)`` and ``qr(pivoting=True)`` (JAX has
+no derivative of either). Eigenvector rows take the signs out (``signed_vectors``);
+QR rows keep away from LAPACK's sign flips (``householder_kink``).
 """
 
 from __future__ import annotations
@@ -65,12 +67,33 @@ def _pivots_close(a) -> bool:
     return ties(np.linalg.norm(a, axis=0), gap=0.05)
 
 
+def householder_kink(a) -> bool:
+    """A Householder pivot of LAPACK's QR near 0 (or R near singular): where it crosses 0
+    a row of R and a column of Q change sign (LAPACK's convention, NumPy's too)."""
+    if close_singular(a) or close_singular(a[..., :3, :3]):
+        return True
+    (qr, tau), _ = sl.qr(a, mode="raw")
+    b = a.copy()
+    for k in range(min(a.shape[0] - 1, a.shape[1])):
+        if abs(b[k, k]) < 10 * GAP:
+            return True
+        v = np.concatenate([np.zeros(k), [1.0], qr[k + 1:, k]])
+        b = b - tau[k] * np.outer(v, v @ b)
+    return False
+
+
 def _tridiagonal_close(d, e) -> bool:
     return ties(sl.eigh_tridiagonal(d, e, eigvals_only=True), gap=0.05)
 
 
 def _jax_tridiagonal(d, e):
     return jnp.diag(d) + jnp.diag(e, 1) + jnp.diag(e, -1)
+
+
+def _jax_qr_multiply(a, c, mode="right"):
+    """JAX's qr_multiply has no derivative (geqrf has no JVP): its economic Q times c."""
+    q, r = jsl.qr(a, mode="economic")
+    return (q @ c if mode == "left" else c @ q), r
 
 
 ROWS: list[Spec] = []
@@ -126,12 +149,21 @@ if sl is not None:
         # -- qr, svd -----------------------------------------------------------
         Spec("scipy.linalg.qr", lambda a: (sl.qr(a), sl.qr(a, mode="economic"),
                                            sl.qr(a, mode="r")),
-             TALL + MATRIX[:1] + WIDE, (-1.0, 1.0), avoid=close_singular, rtol=1e-5,
+             TALL + MATRIX[:1] + WIDE, (-1.0, 1.0), avoid=householder_kink, rtol=1e-5,
              jax=lambda a: (jsl.qr(a), jsl.qr(a, mode="economic"), jsl.qr(a, mode="r"))),
         Spec("scipy.linalg.qr", lambda a: sl.qr(a, pivoting=True)[:2] + sl.qr(a, mode="r",
                                                                              pivoting=True)[:1],
-             TALL + MATRIX[:1], (-1.0, 1.0), avoid=lambda a: svd_signs(a) or _pivots_close(a),
+             TALL + MATRIX[:1], (-1.0, 1.0),
+             avoid=lambda a: _pivots_close(a) or householder_kink(
+                 a[:, sl.qr(a, pivoting=True, mode="r")[1]]),
              rtol=1e-5, variant="pivoting"),
+        Spec("scipy.linalg.qr_multiply",
+             lambda a, c, d: (sl.qr_multiply(a, c, mode="left"), sl.qr_multiply(a, d),
+                              sl.qr_multiply(a, c[:, 0], mode="left")[0]),
+             (((4, 3), (3, 2), (2, 4)), ((3, 3), (3, 2), (2, 3))), (-1.0, 1.0),
+             avoid=lambda a, c, d: householder_kink(a), rtol=1e-5,
+             jax=lambda a, c, d: (_jax_qr_multiply(a, c, "left"), _jax_qr_multiply(a, d),
+                                  _jax_qr_multiply(a, c[:, 0], "left")[0])),
         Spec("scipy.linalg.svd",
              lambda a: (sl.svd(a, compute_uv=False),
                         signed_vectors(sl.svd(a, full_matrices=False)[0]),

@@ -274,6 +274,23 @@ def _qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fin
     return (q, r, perm) if pivoting else (q, r)
 
 
+@scipy_rule("scipy.linalg", "qr_multiply")
+def _qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False,
+                 overwrite_c=False):
+    # Q of the economic QR (SciPy applies it with ormqr: the same product)
+    if mode not in ("left", "right"):
+        raise ValueError(f"Mode argument can only be 'left' or 'right' but not '{mode}'")
+    a, c = as_operand(a), as_operand(c)
+    factors = _qr(a, mode="economic", pivoting=pivoting)
+    q = factors[0]
+    out = np.matmul(q, c) if mode == "left" else np.matmul(c, q)
+    if _computed(a, c):
+        theirs = _sl().qr_multiply(primal_value(a), primal_value(c), mode=mode,
+                                   pivoting=pivoting)
+        out = scipy_values(out, theirs[0])
+    return (out,) + tuple(factors[1:])
+
+
 @scipy_rule("scipy.linalg", "svd")
 def _svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
          lapack_driver="gesdd"):
