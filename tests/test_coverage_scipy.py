@@ -181,14 +181,11 @@ def test_values_off_the_support_are_scipys():
 
 
 @pytest.mark.parametrize("f, argument", [
-    (lambda a: sc.gammainc(a, 1.3), "'a'"),
-    (lambda a: sc.gammaincc(a, 1.3), "'a'"),
     (lambda b: sc.betainc(2.0, b, 0.3), "'b'"),
     (lambda v: sc.jv(v, 1.3), "'v'"),
     (lambda v: sc.iv(v, 1.3), "'v'"),
     (lambda df: st.t.cdf(0.4, df), "'df'"),
-    (lambda a: st.gamma.cdf(1.0, a), "'a'"),
-], ids=["gammainc", "gammaincc", "betainc", "jv", "iv", "t.cdf", "gamma.cdf"])
+], ids=["betainc", "jv", "iv", "t.cdf"])
 def test_derivatives_in_orders_and_shape_parameters_raise(f, argument):
     with pytest.raises(TypeError, match=f"differentiated in its last argument only, not in "
                                         f"{argument}"):
