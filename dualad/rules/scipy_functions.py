@@ -314,5 +314,6 @@ def _convolve(in1, in2, mode="full", method="auto"):
 
 from . import scipy_linalg, scipy_stats  # noqa: E402,F401,I001  (declare their rules here)
 from . import scipy_distributions, scipy_matrices, scipy_signal, scipy_special  # noqa: E402,F401,I001
+from . import scipy_integrate  # noqa: E402,F401,I001
 
 install_all()

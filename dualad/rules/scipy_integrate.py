@@ -1,0 +1,261 @@
+"""scipy.integrate.odeint, differentiated in ``y0`` and in the arrays of ``args``.
+
+``odeint(func, y0, t, args=(...))`` is the primitive :data:`odeint_p`, whose kernel is
+SciPy's own solver: the primal output is exactly SciPy's. ``t`` is a constant (a Dual
+``t`` is a TypeError), and so is anything ``func`` closes over: what is differentiated
+must be passed through ``args``.
+
+- Forward mode: the JVP in direction (ty0, targs) is the *same primitive* on the
+  augmented system z = (y, s), z' = (f(y, t, a), ∂f/∂y·s + ∂f/∂a·ta), s(t0) = ty0,
+  with the K seeds of a batched tangent carried in one augmented solve; the
+  Jacobian-vector products of ``func`` come from running it on Duals
+  (:func:`dualad.jvp`). Applied to Duals again, that solve is differentiated again:
+  hyper-duals and nested derivatives need no second formula.
+- Reverse mode: the tangent is the linear primitive :data:`odeint_tangent`, whose
+  transpose is the adjoint method, also written with :data:`odeint_p`: from t[-1]
+  back to t[0], (y, λ, μ) with y' = f, λ' = −(∂f/∂y)ᵀλ, μ' = −(∂f/∂a)ᵀλ, the output
+  cotangent added to λ at each t[i]; the vector-Jacobian products of ``func`` come
+  from :func:`dualad.vjp`. Forward-over-reverse runs the forward rule on that solve.
+
+The augmented solves use the user's rtol/atol/step options (``Dfun`` and the band
+widths serve the primal solve only): derivatives are as accurate as the solver, not
+exact. ``full_output=True`` returns SciPy's info dict of the primal solve alongside.
+SciPy's solver runs on the host: odeint is not supported under dualad_gpu.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..dual import primal_value
+from ..primitive import Boxed, Primitive
+from .scipy_functions import scipy_rule
+
+#: Options of SciPy's odeint that the augmented (sensitivity, adjoint) solves keep.
+_SHARED_OPTIONS = ("rtol", "atol", "h0", "hmax", "hmin", "ixpr", "mxstep", "mxhnil",
+                   "mxordn", "mxords", "printmessg")
+
+
+def _original_odeint() -> Callable:
+    from scipy import integrate
+    return getattr(integrate.odeint, "__wrapped__", integrate.odeint)
+
+
+def _vector(out: Any) -> Any:
+    """``func``'s result (an array or a list of scalars) as a 1-D array."""
+    if isinstance(out, (list, tuple)):
+        out = np.stack([v if isinstance(v, Boxed) else np.asarray(v, dtype=float)
+                        for v in out])
+    return np.reshape(out, (-1,))
+
+
+def _solve(y0: Any, *args: Any, func: Callable, t: np.ndarray, options: tuple) -> np.ndarray:
+    def checked(*xs: Any) -> Any:
+        out = func(*xs)
+        if isinstance(out, Boxed) or (isinstance(out, (list, tuple))
+                                      and any(isinstance(v, Boxed) for v in out)):
+            raise TypeError("scipy.integrate.odeint: func returned a Dual for plain inputs: "
+                            "it closes over a differentiated value. dualad differentiates "
+                            "odeint in y0 and args only: pass that value through args=(...)")
+        return out
+    return _original_odeint()(checked, y0, t, args=tuple(args), **dict(options))
+
+
+def _augmented_options(options: tuple, length: int | None = None) -> tuple:
+    """The solver options for a state of ``length``: per-component tolerances are tiled
+    when ``length`` is a multiple of theirs, else their smallest value serves all."""
+    kept = []
+    for key, value in options:
+        if key not in _SHARED_OPTIONS or value is None:
+            continue
+        if key in ("rtol", "atol") and np.ndim(value) > 0 and length is not None:
+            value = np.ravel(value)
+            value = (np.tile(value, length // value.size) if length % value.size == 0
+                     else np.min(value))
+        kept.append((key, value))
+    return tuple(kept)
+
+
+def _restricted(rhs: Callable, t: Any, a: list, present: tuple) -> Callable:
+    """``(y, *a[present]) -> f(y, t, *a)`` as a 1-D array, the other args fixed."""
+    def g(y: Any, *chosen: Any) -> Any:
+        full = list(a)
+        for i, v in zip(present, chosen):
+            full[i] = v
+        return _vector(rhs(y, t, *full))
+    return g
+
+
+class _Sensitivity:
+    """The augmented right-hand side (y, S) -> (f, ∂f/∂y·S + ∂f/∂a·ta), K seeds."""
+
+    def __init__(self, rhs: Callable, n: int, k: int, m: int, present: tuple) -> None:
+        self.rhs, self.n, self.k, self.m, self.present = rhs, n, k, m, present
+
+    def __call__(self, z: Any, t: Any, *vals: Any) -> Any:
+        from ..forward import jvp
+        n, k = self.n, self.k
+        a, ta = list(vals[:self.m]), vals[self.m:]
+        y, s = z[:n], np.reshape(z[n:], (k, n))
+        g = _restricted(self.rhs, t, a, self.present)
+        f, jv = jvp(g, (y, *[a[i] for i in self.present]), (s, *ta), batched=True)
+        return np.concatenate([f, np.reshape(jv, (k * n,))])
+
+
+class _Adjoint:
+    """The backward right-hand side (y, Λ, M) -> (f, −Λ·∂f/∂y, −Λ·∂f/∂a), R cotangents."""
+
+    def __init__(self, rhs: Callable, n: int, r: int, present: tuple) -> None:
+        self.rhs, self.n, self.r, self.present = rhs, n, r, present
+
+    def __call__(self, z: Any, t: Any, *a: Any) -> Any:
+        from ..reverse import vjp
+        n, r = self.n, self.r
+        y, lam = z[:n], np.reshape(z[n:n + r * n], (r, n))
+        g = _restricted(self.rhs, t, list(a), self.present)
+        f, pull = vjp(g, y, *[a[i] for i in self.present])
+        rows = [pull(lam[i]) for i in range(r)]
+        parts = [f]
+        for j in range(1 + len(self.present)):
+            parts.append(-np.reshape(np.stack([row[j] for row in rows]), (-1,)))
+        return np.concatenate(parts)
+
+
+def _forward_sensitivity(rhs: Callable, t: np.ndarray, options: tuple, y0: Any, a: list,
+                         ty0: Any, ta: list) -> Any:
+    """The tangent (K, T, n) of odeint in direction (ty0, ta) by one augmented solve."""
+    n = int(np.shape(y0)[0])
+    k = next(int(np.shape(x)[0]) for x in (ty0, *ta) if x is not None)
+    present = tuple(i for i, x in enumerate(ta) if x is not None)
+    if ty0 is None:
+        ty0 = np.zeros((k, n))
+    z0 = np.concatenate([y0, np.reshape(ty0, (k * n,))])
+    sol = odeint_p(z0, *a, *[ta[i] for i in present], func=_Sensitivity(rhs, n, k, len(a), present),
+                   t=t, options=_augmented_options(options, n * (1 + k)))
+    return np.transpose(np.reshape(sol[:, n:], (len(t), k, n)), (1, 0, 2))
+
+
+def _rhs_of(func: Callable, options: tuple) -> Callable:
+    """``func`` as f(y, t, *args) whatever ``tfirst`` says."""
+    if dict(options).get("tfirst"):
+        return lambda y, t, *a: func(t, y, *a)
+    return func
+
+
+def _odeint_jvp(primals, tangents, ans, func, t, options):
+    y0, *a = primals
+    ty0, *ta = tangents
+    rhs = _rhs_of(func, options)
+    shared = _augmented_options(options)
+    if any(getattr(x, "records_linear", False) for x in tangents):
+        present = tuple(i for i, x in enumerate(ta) if x is not None)
+        linear = ([ty0] if ty0 is not None else []) + [ta[i] for i in present]
+        return odeint_tangent(*linear, y0, *a, ans, rhs=rhs, t=t, options=shared,
+                              has_ty0=ty0 is not None, present=present)
+    return _forward_sensitivity(rhs, t, shared, y0, list(a), ty0, list(ta))
+
+
+odeint_p = Primitive("odeint", _solve, jvp=_odeint_jvp)
+
+
+# ---------------------------------------------------------------------------
+# The tangent as a linear primitive (reverse mode) and its transpose, the adjoint
+# ---------------------------------------------------------------------------
+
+
+def _split_tangent_args(args: tuple, has_ty0: bool, present: tuple):
+    nt = int(has_ty0) + len(present)
+    linear, rest = args[:nt], args[nt:]
+    y0, a, ans = rest[0], list(rest[1:-1]), rest[-1]
+    ty0 = linear[0] if has_ty0 else None
+    ta: list = [None] * len(a)
+    for i, x in zip(present, linear[int(has_ty0):]):
+        ta[i] = x
+    return ty0, ta, y0, a, ans
+
+
+def _tangent_kernel(*args, rhs, t, options, has_ty0, present):
+    ty0, ta, y0, a, _ = _split_tangent_args(args, has_ty0, present)
+    return _forward_sensitivity(rhs, t, options, y0, a, ty0, ta)
+
+
+def _tangent_shape(*args, rhs, t, options, has_ty0, present):
+    k = args[0].shape[0]
+    n = int(np.shape(primal_value(args[int(has_ty0) + len(present)]))[0])
+    return (k, len(t), n), np.dtype(np.float64)
+
+
+def _tangent_transpose(ct, args, linear, rhs, t, options, has_ty0, present):
+    _, _, _, a, ans = _split_tangent_args(args, has_ty0, present)
+    n, nt = int(np.shape(ans)[1]), len(t)
+    lead = tuple(np.shape(ct)[:2])  # (cotangent seeds, tangent seeds)
+    r = lead[0] * lead[1]
+    cts = np.reshape(ct, (r, nt, n))
+    sizes = tuple(int(np.size(primal_value(a[i]))) for i in present)
+    adjoint = _Adjoint(rhs, n, r, present)
+    lam = cts[:, nt - 1]
+    mus = [np.zeros((r, s)) for s in sizes]
+    for i in range(nt - 1, 0, -1):
+        z = np.concatenate([ans[i], np.reshape(lam, (r * n,))]
+                           + [np.reshape(mu, (-1,)) for mu in mus])
+        sol = odeint_p(z, *a, func=adjoint, t=np.array([t[i], t[i - 1]]),
+                       options=_augmented_options(options, int(np.shape(z)[0])))
+        end = sol[1]
+        lam = np.reshape(end[n:n + r * n], (r, n)) + cts[:, i - 1]
+        start = n + r * n
+        mus = []
+        for s in sizes:
+            mus.append(np.reshape(end[start:start + r * s], (r, s)))
+            start += r * s
+    out: list = []
+    if has_ty0:
+        out.append(np.reshape(lam, lead + (n,)))
+    for i, mu in zip(present, mus):
+        out.append(np.reshape(mu, lead + tuple(np.shape(primal_value(a[i])))))
+    return tuple(out) + (None,) * (len(args) - len(out))
+
+
+odeint_tangent = Primitive("odeint_tangent", _tangent_kernel, jvp=None,
+                           linear="all", transpose=_tangent_transpose,
+                           shape_rule=_tangent_shape)
+
+
+# ---------------------------------------------------------------------------
+# The SciPy function
+# ---------------------------------------------------------------------------
+
+
+def _is_host(x: Any) -> bool:
+    v = primal_value(x)
+    return isinstance(v, (np.ndarray, np.generic, float, int, list, tuple))
+
+
+@scipy_rule("scipy.integrate", "odeint")
+def odeint(func: Callable, y0: Any, t: Any, args: tuple = (), Dfun: Callable | None = None,
+           col_deriv: int = 0, full_output: int = 0, **options: Any) -> Any:
+    """``scipy.integrate.odeint`` differentiated in ``y0`` and the arrays of ``args``."""
+    if isinstance(t, Boxed) or (isinstance(t, (list, tuple))
+                                and any(isinstance(v, Boxed) for v in t)):
+        raise TypeError("scipy.integrate.odeint: dualad differentiates odeint in y0 and args, "
+                        "not in t (the output times are constants)")
+    if not isinstance(args, tuple):
+        args = (args,)
+    if not all(_is_host(x) for x in (y0, *args)):
+        raise TypeError("scipy.integrate.odeint runs SciPy's solver on the host: it is not "
+                        "supported under dualad_gpu (use jax.experimental.ode.odeint there)")
+    if isinstance(y0, (list, tuple)):
+        y0 = np.stack([v if isinstance(v, Boxed) else np.asarray(v, dtype=float) for v in y0])
+    y0 = np.reshape(y0, (-1,))
+    t = np.array(t, dtype=float)
+    if Dfun is not None:
+        options.update(Dfun=Dfun, col_deriv=col_deriv)
+    out = odeint_p(y0, *args, func=func, t=t, options=tuple(options.items()))
+    if full_output:
+        values = [primal_value(x) for x in (y0, *args)]
+        _, info = _original_odeint()(func, values[0], t, args=tuple(values[1:]),
+                                     full_output=True, **options)
+        return out, info
+    return out

@@ -1,0 +1,212 @@
+"""scipy.integrate.odeint differentiated in y0 and args (dualad/rules/scipy_integrate.py).
+
+Checked against closed forms (exponential decay), central differences of SciPy's own
+odeint at tight tolerances, forward against reverse mode, both Hessian modes, and
+jax.experimental.ode.odeint (another solver: agreement to ~1e-6).
+"""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import dualad
+from dualad.testing import check_grads
+
+integrate = pytest.importorskip("scipy.integrate")
+
+TOL = {"rtol": 1e-12, "atol": 1e-12}
+T = np.linspace(0.0, 2.0, 5)
+TLV = np.linspace(0.0, 3.0, 7)
+
+
+def decay(y, t, k):
+    return -k * y
+
+
+def lotka_volterra(y, t, a, b, c, d):
+    return [a * y[0] - b * y[0] * y[1], d * y[0] * y[1] - c * y[1]]
+
+
+def oscillator(y, t, p):  # p = (damping, stiffness): a damped oscillator, args an array
+    return np.array([y[1], -p[0] * y[1] - p[1] * y[0]])
+
+
+def solve_decay(y0, k):
+    return integrate.odeint(decay, y0, T, args=(k,), **TOL)
+
+
+def solve_lv(y0, theta):
+    return integrate.odeint(lotka_volterra, y0, TLV, args=tuple(theta), **TOL)
+
+
+def solve_osc(y0, p):
+    return integrate.odeint(oscillator, y0, T, args=(p,), **TOL)
+
+
+Y0, K = np.array([1.5, 0.5]), 0.7
+LV0, THETA = np.array([1.0, 0.5]), np.array([1.1, 0.4, 0.9, 0.3])
+OSC0, P = np.array([1.0, 0.0]), np.array([0.3, 2.0])
+
+
+def exact_decay_jacobians(y0, k):
+    e = np.exp(-k * T)
+    return e[:, None, None] * np.eye(y0.size), -T[:, None] * y0 * e[:, None]
+
+
+def central(f, x, h=1e-5):
+    """Jacobian of f by central differences in every component of x."""
+    x = np.asarray(x, dtype=float)
+    cols = []
+    for i in range(x.size):
+        e = np.zeros(x.size)
+        e[i] = h
+        cols.append((f(x + e.reshape(x.shape)) - f(x - e.reshape(x.shape))) / (2 * h))
+    return np.stack(cols, axis=-1).reshape(np.shape(f(x)) + x.shape)
+
+
+def test_values_are_scipys_own():
+    y0 = dualad.Dual(Y0, np.ones(2))
+    out = integrate.odeint(decay, y0, T, args=(K,), **TOL)
+    assert np.array_equal(dualad.primal_value(out), integrate.odeint(decay, Y0, T, args=(K,),
+                                                                     **TOL))
+
+
+@pytest.mark.parametrize("transform", [dualad.jacfwd, dualad.jacrev])
+def test_decay_against_closed_form(transform):
+    j_y0, j_k = transform(solve_decay, argnums=(0, 1))(Y0, K)
+    e_y0, e_k = exact_decay_jacobians(Y0, K)
+    assert_allclose(j_y0, e_y0, atol=1e-10)
+    assert_allclose(j_k, e_k, atol=1e-10)
+
+
+@pytest.mark.parametrize("mode", ["hyperdual", "fwd-rev"])
+def test_decay_hessian_against_closed_form(mode):
+    def last(x):  # x = (y0[0], k)
+        return solve_decay(x[:1], x[1])[-1, 0]
+    x = np.array([1.5, K])
+    t = T[-1]
+    e = np.exp(-K * t)
+    expected = np.array([[0.0, -t * e], [-t * e, t * t * x[0] * e]])
+    assert_allclose(dualad.hessian(last, mode=mode)(x), expected, atol=1e-9)
+
+
+@pytest.mark.parametrize("transform", [dualad.jacfwd, dualad.jacrev])
+def test_lotka_volterra_against_central_differences(transform):
+    j_y0, j_theta = transform(solve_lv, argnums=(0, 1))(LV0, THETA)
+    assert_allclose(j_y0, central(lambda y: solve_lv(y, THETA), LV0), atol=1e-7)
+    assert_allclose(j_theta, central(lambda th: solve_lv(LV0, th), THETA), atol=1e-7)
+
+
+def test_lotka_volterra_hessian_modes_agree_and_match_differences():
+    def loss(theta):
+        return np.sum(solve_lv(LV0, theta) ** 2)
+    h_hd = dualad.hessian(loss, mode="hyperdual")(THETA)
+    h_fr = dualad.hessian(loss, mode="fwd-rev")(THETA)
+    assert_allclose(h_hd, h_fr, rtol=1e-7, atol=1e-7)
+    assert_allclose(h_hd, central(dualad.grad(loss), THETA, h=1e-4), rtol=1e-5, atol=1e-5)
+
+
+def test_oscillator_check_grads_and_vjp():
+    check_grads(solve_osc, (OSC0, P), order=2, modes=("fwd", "rev"), rtol=1e-5, atol=1e-6)
+    out, pull = dualad.vjp(solve_osc, OSC0, P)
+    ct = np.random.default_rng(0).normal(size=out.shape)
+    c_y0, c_p = pull(ct)
+    j_y0, j_p = dualad.jacfwd(solve_osc, argnums=(0, 1))(OSC0, P)
+    assert_allclose(c_y0, np.einsum("ti,tij->j", ct, j_y0), atol=1e-9)
+    assert_allclose(c_p, np.einsum("ti,tij->j", ct, j_p), atol=1e-9)
+
+
+def test_grad_both_modes():
+    def loss(k):
+        return np.sum(solve_decay(Y0, k))
+    expected = np.sum(exact_decay_jacobians(Y0, K)[1])
+    assert_allclose(dualad.grad(loss)(K), expected, atol=1e-10)
+    assert_allclose(dualad.derivative(loss)(K), expected, atol=1e-10)
+
+
+def test_nested_tags_keep_perturbations_apart():
+    # d/dk [k · d/dy0 y(T)] with y(T) = y0 exp(-k T): d/dk [k exp(-kT)] = (1 - kT) exp(-kT)
+    def inner(k):
+        return dualad.derivative(
+            lambda y0: integrate.odeint(decay, y0, T, args=(k,), **TOL)[-1, 0])(1.0)
+    got = dualad.derivative(lambda k: k * inner(k))(K)
+    t = T[-1]
+    assert_allclose(got, (1 - K * t) * np.exp(-K * t), atol=1e-9)
+
+
+def test_against_jax_experimental_ode():
+    jax = pytest.importorskip("jax")
+    from jax.experimental.ode import odeint as jax_odeint
+    jnp = jax.numpy
+
+    def lv_jax(y, t, a, b, c, d):
+        return jnp.stack([a * y[0] - b * y[0] * y[1], d * y[0] * y[1] - c * y[1]])
+
+    with jax.enable_x64(True):
+        def f_jax(y0, theta):
+            return jax_odeint(lv_jax, y0, jnp.asarray(TLV), *theta, rtol=1e-11, atol=1e-11)
+        # JAX's odeint has a custom VJP: reverse mode only, Hessian by jacrev(grad)
+        want = jax.jacrev(f_jax, argnums=(0, 1))(jnp.asarray(LV0), jnp.asarray(THETA))
+        want_h = jax.jacrev(jax.grad(lambda th: jnp.sum(f_jax(jnp.asarray(LV0), th) ** 2)))(
+            jnp.asarray(THETA))
+    got = dualad.jacrev(solve_lv, argnums=(0, 1))(LV0, THETA)
+    for g, w in zip(got, want):
+        assert_allclose(g, np.asarray(w), rtol=1e-6, atol=1e-6)
+    got_h = dualad.hessian(lambda th: np.sum(solve_lv(LV0, th) ** 2))(THETA)
+    assert_allclose(got_h, np.asarray(want_h), rtol=1e-6, atol=1e-6)
+
+
+def test_keyword_variants():
+    # tfirst, args given positionally, a list y0, per-component atol, Dfun for the primal
+    def f_tfirst(t, y, k):
+        return -k * y
+
+    def jac(y, t, k):
+        return -k * np.eye(y.size)
+
+    def solve(k):
+        return integrate.odeint(f_tfirst, [1.5, 0.5], T, (k,), tfirst=True, rtol=1e-12,
+                                atol=np.array([1e-12, 1e-13]))
+
+    assert_allclose(dualad.jacfwd(solve)(K), exact_decay_jacobians(Y0, K)[1], atol=1e-10)
+    assert_allclose(dualad.jacrev(solve)(K), exact_decay_jacobians(Y0, K)[1], atol=1e-10)
+
+    def solve_dfun(k):
+        return integrate.odeint(decay, Y0, T, args=(k,), Dfun=jac, **TOL)
+
+    assert_allclose(dualad.jacfwd(solve_dfun)(K), exact_decay_jacobians(Y0, K)[1],
+                    atol=1e-10)
+
+
+def test_full_output_returns_scipys_info():
+    out, info = integrate.odeint(decay, dualad.Dual(Y0, np.ones(2)), T, args=(K,),
+                                 full_output=True, **TOL)
+    _, want = integrate.odeint(decay, Y0, T, args=(K,), full_output=True, **TOL)
+    assert set(info) == set(want)
+    assert np.array_equal(info["nfe"], want["nfe"])
+    assert np.array_equal(dualad.primal_value(out), integrate.odeint(decay, Y0, T, args=(K,),
+                                                                     **TOL))
+
+
+def test_float32_inputs_give_scipys_float64():
+    j = dualad.jacfwd(solve_decay)(Y0.astype(np.float32), np.float32(K))
+    assert j.dtype == np.float64
+    assert_allclose(j, exact_decay_jacobians(Y0, np.float32(K))[0], atol=1e-6)
+
+
+def test_dual_t_is_a_type_error():
+    with pytest.raises(TypeError, match="not in t"):
+        dualad.jacfwd(lambda t: integrate.odeint(decay, Y0, t, args=(K,)))(T)
+
+
+def test_func_closing_over_a_dual_is_a_type_error():
+    with pytest.raises(TypeError, match="args"):
+        dualad.jacfwd(lambda y0, k: integrate.odeint(lambda y, t: -k * y, y0, T),
+                      argnums=(0, 1))(Y0, K)
+
+
+def test_dualad_gpu_is_a_clear_type_error():
+    pytest.importorskip("jax")
+    import dualad_gpu
+    with pytest.raises(TypeError, match="not supported under dualad_gpu"):
+        dualad_gpu.jacfwd(solve_decay)(Y0, K)
