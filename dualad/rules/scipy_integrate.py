@@ -20,7 +20,9 @@ must be passed through ``args``.
 The augmented solves use the user's rtol/atol/step options (``Dfun`` and the band
 widths serve the primal solve only): derivatives are as accurate as the solver, not
 exact. ``full_output=True`` returns SciPy's info dict of the primal solve alongside.
-SciPy's solver runs on the host: odeint is not supported under dualad_gpu.
+Under dualad_gpu (jax.jit) both primitives run SciPy's solver on the host through
+``jax.pure_callback``: the same numbers, at the cost of a device-host round trip per
+solve (and, reverse mode, one solve per interval of ``t``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import numpy as np
 from ..dual import primal_value
 from ..primitive import Boxed, Primitive
 from .scipy_functions import scipy_rule
+from .shape import concatenate, reshape, transpose
 
 #: Options of SciPy's odeint that the augmented (sensitivity, adjoint) solves keep.
 _SHARED_OPTIONS = ("rtol", "atol", "h0", "hmax", "hmin", "ixpr", "mxstep", "mxhnil",
@@ -132,10 +135,10 @@ def _forward_sensitivity(rhs: Callable, t: np.ndarray, options: tuple, y0: Any, 
     present = tuple(i for i, x in enumerate(ta) if x is not None)
     if ty0 is None:
         ty0 = np.zeros((k, n))
-    z0 = np.concatenate([y0, np.reshape(ty0, (k * n,))])
+    z0 = concatenate(y0, reshape(ty0, shape=(k * n,)), axis=0)
     sol = odeint_p(z0, *a, *[ta[i] for i in present], func=_Sensitivity(rhs, n, k, len(a), present),
                    t=t, options=_augmented_options(options, n * (1 + k)))
-    return np.transpose(np.reshape(sol[:, n:], (len(t), k, n)), (1, 0, 2))
+    return transpose(reshape(sol[:, n:], shape=(len(t), k, n)), axes=(1, 0, 2))
 
 
 def _rhs_of(func: Callable, options: tuple) -> Callable:
@@ -159,6 +162,25 @@ def _odeint_jvp(primals, tangents, ans, func, t, options):
 
 
 odeint_p = Primitive("odeint", _solve, jvp=_odeint_jvp)
+
+
+def _on_host(kernel: Callable, shape: Callable) -> Callable:
+    """``kernel`` under jax.jit: SciPy's solver run on the host by jax.pure_callback."""
+    def run(*args: Any, **params: Any) -> Any:
+        import jax
+        import jax.numpy as jnp
+        dtype = jnp.result_type(float)  # float64 with x64, else float32
+
+        def host(*values: Any) -> np.ndarray:
+            values = [np.asarray(v) for v in values]
+            return np.asarray(kernel(*values, **params), dtype=dtype)
+        out = jax.ShapeDtypeStruct(shape(*args, **params), dtype)
+        return jax.pure_callback(host, out, *args)
+    return run
+
+
+odeint_p.kernels["jax"] = _on_host(
+    _solve, lambda y0, *args, func, t, options: (len(t), int(y0.shape[0])))
 
 
 # ---------------------------------------------------------------------------
@@ -193,44 +215,41 @@ def _tangent_transpose(ct, args, linear, rhs, t, options, has_ty0, present):
     n, nt = int(np.shape(ans)[1]), len(t)
     lead = tuple(np.shape(ct)[:2])  # (cotangent seeds, tangent seeds)
     r = lead[0] * lead[1]
-    cts = np.reshape(ct, (r, nt, n))
+    cts = reshape(ct, shape=(r, nt, n))
     sizes = tuple(int(np.size(primal_value(a[i]))) for i in present)
     adjoint = _Adjoint(rhs, n, r, present)
     lam = cts[:, nt - 1]
     mus = [np.zeros((r, s)) for s in sizes]
     for i in range(nt - 1, 0, -1):
-        z = np.concatenate([ans[i], np.reshape(lam, (r * n,))]
-                           + [np.reshape(mu, (-1,)) for mu in mus])
+        z = concatenate(ans[i], reshape(lam, shape=(r * n,)),
+                        *[reshape(mu, shape=(r * s,)) for mu, s in zip(mus, sizes)], axis=0)
         sol = odeint_p(z, *a, func=adjoint, t=np.array([t[i], t[i - 1]]),
                        options=_augmented_options(options, int(np.shape(z)[0])))
         end = sol[1]
-        lam = np.reshape(end[n:n + r * n], (r, n)) + cts[:, i - 1]
+        lam = reshape(end[n:n + r * n], shape=(r, n)) + cts[:, i - 1]
         start = n + r * n
         mus = []
         for s in sizes:
-            mus.append(np.reshape(end[start:start + r * s], (r, s)))
+            mus.append(reshape(end[start:start + r * s], shape=(r, s)))
             start += r * s
     out: list = []
     if has_ty0:
-        out.append(np.reshape(lam, lead + (n,)))
+        out.append(reshape(lam, shape=lead + (n,)))
     for i, mu in zip(present, mus):
-        out.append(np.reshape(mu, lead + tuple(np.shape(primal_value(a[i])))))
+        out.append(reshape(mu, shape=lead + tuple(np.shape(primal_value(a[i])))))
     return tuple(out) + (None,) * (len(args) - len(out))
 
 
 odeint_tangent = Primitive("odeint_tangent", _tangent_kernel, jvp=None,
                            linear="all", transpose=_tangent_transpose,
                            shape_rule=_tangent_shape)
+odeint_tangent.kernels["jax"] = _on_host(
+    _tangent_kernel, lambda *args, **params: _tangent_shape(*args, **params)[0])
 
 
 # ---------------------------------------------------------------------------
 # The SciPy function
 # ---------------------------------------------------------------------------
-
-
-def _is_host(x: Any) -> bool:
-    v = primal_value(x)
-    return isinstance(v, (np.ndarray, np.generic, float, int, list, tuple))
 
 
 @scipy_rule("scipy.integrate", "odeint")
@@ -243,9 +262,6 @@ def odeint(func: Callable, y0: Any, t: Any, args: tuple = (), Dfun: Callable | N
                         "not in t (the output times are constants)")
     if not isinstance(args, tuple):
         args = (args,)
-    if not all(_is_host(x) for x in (y0, *args)):
-        raise TypeError("scipy.integrate.odeint runs SciPy's solver on the host: it is not "
-                        "supported under dualad_gpu (use jax.experimental.ode.odeint there)")
     if isinstance(y0, (list, tuple)):
         y0 = np.stack([v if isinstance(v, Boxed) else np.asarray(v, dtype=float) for v in y0])
     y0 = np.reshape(y0, (-1,))
