@@ -10,6 +10,7 @@ argument; ``loggamma`` and ``entr``, ``kl_div``, ``rel_entr`` on positive inputs
 
 from __future__ import annotations
 
+import numpy as np
 from specs import BINARY, UNARY, LazyModule, Spec, jnp
 
 try:
@@ -18,6 +19,7 @@ except ImportError:  # scipy is optional
     sc = None
 
 jsp = LazyModule("jax.scipy.special")
+_ALTERNATING = np.array([1.0, -1.0, 1.0, -1.0])
 
 
 
@@ -100,4 +102,23 @@ if sc is not None:
         Spec("scipy.special.zeta", sc.zeta, UNARY, (1.3, 6.0), variant="Riemann",
              jax=lambda x: jsp.zeta(x, 1.0)),
         Spec("scipy.special.zeta", sc.zeta, UNARY, (-3.0, 0.8), variant="Riemann, x < 1"),
+    ]
+
+if sc is not None:
+    # logsumexp with weights b (differentiable; b > 0 here, and b < 0 in one row with
+    # the sign returned) — at b = 0 JAX masks a out and gives d/db = 0, where the
+    # derivative is exp(a)/Σ (central differences agree with dualad's).
+    ROWS += [
+        Spec("scipy.special.logsumexp",
+             lambda x, b: (sc.logsumexp(x, b=b), sc.logsumexp(x, axis=-1, b=b),
+                           sc.logsumexp(x, axis=0, b=b, keepdims=True)),
+             (((4,), (4,)), ((2, 3), (2, 3)), ((2, 3), (3,))), ((-5.0, 5.0), (0.1, 2.0)),
+             variant="b",
+             jax=lambda x, b: (jsp.logsumexp(x, b=b), jsp.logsumexp(x, axis=-1, b=b),
+                               jsp.logsumexp(x, axis=0, b=b, keepdims=True))),
+        Spec("scipy.special.logsumexp",
+             lambda x, b: sc.logsumexp(x, axis=-1, b=b * _ALTERNATING, return_sign=True)[0],
+             (((2, 4), (4,)),), ((-1.0, 1.0), (0.5, 2.0)), variant="b, return_sign",
+             jax=lambda x, b: jsp.logsumexp(x, axis=-1, b=b * _ALTERNATING,
+                                            return_sign=True)[0]),
     ]

@@ -37,7 +37,7 @@ from ..primitive import Over, Primitive, register_function
 from .elementwise import (absolute, broadcast_shape_rule, cos, elementwise, equal, exp,
                           floor, greater, log, log1p, safe_divide, sign, where)
 from .reductions import amax, normalize_axes, sum_
-from .shape import reshape, shape_of
+from .shape import broadcast_to, reshape, shape_of
 
 try:
     import scipy.special as _scipy_special
@@ -123,14 +123,43 @@ def _log_sum_exp(shifted, axes):
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
-    """log Σ exp(a) along ``axis``, as ``scipy.special.logsumexp`` (without ``b``)."""
-    if b is not None or return_sign:
-        raise TypeError("dualad's logsumexp supports neither b= nor return_sign=")
-    shifted, m, axes = _shifted(a, axis)
-    out = _log_sum_exp(shifted, axes) + m
-    if not keepdims:
-        out = reshape(out, shape=tuple(n for i, n in enumerate(shape_of(out)) if i not in axes))
-    return out
+    """log Σ b·exp(a) along ``axis``, as ``scipy.special.logsumexp``: differentiable
+    in ``a`` and in the weights ``b``; a negative sum is nan, or with
+    ``return_sign=True`` gives ``(log |Σ|, sign)``."""
+    if b is None and not return_sign:
+        shifted, m, axes = _shifted(a, axis)
+        return _drop_axes(_log_sum_exp(shifted, axes) + m, axes, keepdims)
+    if not hasattr(a, "shape"):
+        a = np.asarray(a, dtype=float)
+    if b is None:
+        b = np.ones((), _float_dtype(a))
+    elif not hasattr(b, "shape"):
+        b = np.asarray(b, dtype=float)
+    shape = np.broadcast_shapes(shape_of(a), shape_of(b))
+    a, b = broadcast_to(a, shape=shape), broadcast_to(b, shape=shape)
+    axes = normalize_axes(axis, len(shape))
+    # The shift: the largest a where b ≠ 0 (SciPy's), a constant as in _shifted.
+    m = amax(where(equal(primal_value(b), 0.0), -np.inf, primal_value(a)), axis=axes,
+             keepdims=True)
+    m = where(greater(m, -np.inf), m, 0.0)
+    total = sum_(b * exp(a - m), axis=axes, keepdims=True)
+    sign_ = sign(primal_value(total))
+    with np.errstate(divide="ignore"):
+        out = log(absolute(total)) + m
+    if not return_sign:
+        return _drop_axes(where(greater(0.0, sign_), np.nan, out), axes, keepdims)
+    return _drop_axes(out, axes, keepdims), _drop_axes(sign_, axes, keepdims)
+
+
+def _float_dtype(a):
+    dtype = np.result_type(primal_value(a))
+    return dtype if dtype.kind == "f" else np.dtype(np.float64)
+
+
+def _drop_axes(out, axes, keepdims: bool):
+    if keepdims:
+        return out
+    return reshape(out, shape=tuple(n for i, n in enumerate(shape_of(out)) if i not in axes))
 
 
 def softmax(x, axis=None):
