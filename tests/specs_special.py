@@ -122,3 +122,11 @@ if sc is not None:
              jax=lambda x, b: jsp.logsumexp(x, axis=-1, b=b * _ALTERNATING,
                                             return_sign=True)[0]),
     ]
+
+if sc is not None:
+    # Bessel functions of the second kind in x (autograd has yn; JAX has neither).
+    ROWS += [
+        Spec("scipy.special.yn", lambda x: (sc.yn(1, x), sc.yn(3, x), sc.yn(0, x)), UNARY,
+             (0.5, 6.0)),
+        Spec("scipy.special.yv", lambda x: (sc.yv(1.5, x), sc.yv(0.0, x)), UNARY, (0.5, 6.0)),
+    ]

@@ -419,7 +419,11 @@ if sc is not None:
                      lambda ans, v, x: 0.5 * (jv(v - 1.0, x) - jv(v + 1.0, x)))
     kv = elementwise(sc.kv, _no_partial("kv", "v"),
                      lambda ans, v, x: -0.5 * (kv(v - 1.0, x) + kv(v + 1.0, x)))
-    for _prim in (betaincc, stdtr, rgamma, iv, ive, jv, kv):  # JAX has none of these
+    yn = elementwise(sc.yn, _no_partial("yn", "n"),
+                     lambda ans, n, x: 0.5 * (yn(n - 1, x) - yn(n + 1, x)))
+    yv = elementwise(sc.yv, _no_partial("yv", "v"),
+                     lambda ans, v, x: 0.5 * (yv(v - 1.0, x) - yv(v + 1.0, x)))
+    for _prim in (betaincc, stdtr, rgamma, iv, ive, jv, kv, yn, yv):  # JAX has none of these
         _prim.kernels["jax"] = _host_kernel(_prim.kernels["numpy"])
     erfcinv.kernels["jax"] = lambda y: (-__import__("jax").scipy.special.ndtri(0.5 * y)
                                         / math.sqrt(2.0))
