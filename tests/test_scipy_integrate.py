@@ -221,3 +221,12 @@ def test_dualad_gpu_runs_scipys_solver_on_the_host():
         for mode in ("hyperdual", "fwd-rev"):
             got = dualad_gpu.hessian(loss, mode=mode)(THETA)
             assert_allclose(np.asarray(got), want, rtol=1e-7, atol=1e-7)
+
+
+def test_shapes_as_scipy():
+    # a scalar y0 gives (len(t), 1); a 2-D y0 is refused as SciPy refuses it
+    got = dualad.derivative(lambda y0: integrate.odeint(decay, y0, T, args=(K,), **TOL))(2.0)
+    assert got.shape == (T.size, 1)
+    assert_allclose(got[:, 0], np.exp(-K * T), atol=1e-10)
+    with pytest.raises(ValueError):
+        dualad.jacfwd(lambda y0: integrate.odeint(decay, y0, T, args=(K,)))(np.ones((2, 2)))

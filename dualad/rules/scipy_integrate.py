@@ -240,7 +240,14 @@ def _tangent_transpose(ct, args, linear, rhs, t, options, has_ty0, present):
     return tuple(out) + (None,) * (len(args) - len(out))
 
 
-odeint_tangent = Primitive("odeint_tangent", _tangent_kernel, jvp=None,
+def _tangent_jvp(primals, tangents, ans, **params):
+    # Unreachable by the transforms: the tangent is only recorded, never evaluated on
+    # Duals of a newer transform; refuse rather than drop a derivative.
+    raise TypeError("scipy.integrate.odeint: its reverse-mode tangent was differentiated "
+                    "by a transform nested inside the reverse one; use forward mode there")
+
+
+odeint_tangent = Primitive("odeint_tangent", _tangent_kernel, jvp=_tangent_jvp,
                            linear="all", transpose=_tangent_transpose,
                            shape_rule=_tangent_shape)
 odeint_tangent.kernels["jax"] = _on_host(
@@ -264,12 +271,16 @@ def odeint(func: Callable, y0: Any, t: Any, args: tuple = (), Dfun: Callable | N
         args = (args,)
     if isinstance(y0, (list, tuple)):
         y0 = np.stack([v if isinstance(v, Boxed) else np.asarray(v, dtype=float) for v in y0])
-    y0 = np.reshape(y0, (-1,))
+    if np.ndim(y0) == 0:
+        y0 = np.reshape(y0, (1,))  # as SciPy; any other shape but 1-D SciPy refuses
     t = np.array(t, dtype=float)
     if Dfun is not None:
         options.update(Dfun=Dfun, col_deriv=col_deriv)
     out = odeint_p(y0, *args, func=func, t=t, options=tuple(options.items()))
     if full_output:
+        if not isinstance(primal_value(out), np.ndarray):
+            raise TypeError("scipy.integrate.odeint: full_output=True is not supported under "
+                            "dualad_gpu (the info dict is SciPy's, on host values)")
         values = [primal_value(x) for x in (y0, *args)]
         _, info = _original_odeint()(func, values[0], t, args=tuple(values[1:]),
                                      full_output=True, **options)
