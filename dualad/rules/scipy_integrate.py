@@ -109,20 +109,32 @@ class _Sensitivity:
 
 
 class _Adjoint:
-    """The backward right-hand side (y, Λ, M) -> (f, −Λ·∂f/∂y, −Λ·∂f/∂a), R cotangents."""
+    """The backward right-hand side (y, Λ, M) -> (f, −Λ·∂f/∂y, −Λ·∂f/∂a), R cotangents.
 
-    def __init__(self, rhs: Callable, n: int, r: int, present: tuple) -> None:
-        self.rhs, self.n, self.r, self.present = rhs, n, r, present
+    Λ·J by R vector-Jacobian products (:func:`dualad.vjp`), or, when R exceeds the
+    columns of J (``jacrev`` pulls back many outputs at once), by J itself from one
+    batched forward pass (:func:`dualad.jacfwd`) and a matrix product.
+    """
+
+    def __init__(self, rhs: Callable, n: int, r: int, present: tuple, sizes: tuple) -> None:
+        self.rhs, self.n, self.r, self.present, self.sizes = rhs, n, r, present, sizes
 
     def __call__(self, z: Any, t: Any, *a: Any) -> Any:
-        from ..reverse import vjp
         n, r = self.n, self.r
         y, lam = z[:n], np.reshape(z[n:n + r * n], (r, n))
         g = _restricted(self.rhs, t, list(a), self.present)
-        f, pull = vjp(g, y, *[a[i] for i in self.present])
+        chosen = [a[i] for i in self.present]
+        if r > n + sum(self.sizes):
+            from ..forward import jacfwd
+            f = g(y, *chosen)
+            jacs = jacfwd(g, argnums=tuple(range(1 + len(chosen))))(y, *chosen)
+            return np.concatenate([f] + [-np.reshape(lam @ np.reshape(j, (n, -1)), (-1,))
+                                         for j in jacs])
+        from ..reverse import vjp
+        f, pull = vjp(g, y, *chosen)
         rows = [pull(lam[i]) for i in range(r)]
         parts = [f]
-        for j in range(1 + len(self.present)):
+        for j in range(1 + len(chosen)):
             parts.append(-np.reshape(np.stack([row[j] for row in rows]), (-1,)))
         return np.concatenate(parts)
 
@@ -217,7 +229,7 @@ def _tangent_transpose(ct, args, linear, rhs, t, options, has_ty0, present):
     r = lead[0] * lead[1]
     cts = reshape(ct, shape=(r, nt, n))
     sizes = tuple(int(np.size(primal_value(a[i]))) for i in present)
-    adjoint = _Adjoint(rhs, n, r, present)
+    adjoint = _Adjoint(rhs, n, r, present, sizes)
     lam = cts[:, nt - 1]
     mus = [np.zeros((r, s)) for s in sizes]
     for i in range(nt - 1, 0, -1):
