@@ -7,9 +7,11 @@ Rows as in ``specs.py`` (which adds them to ``SPECS``). Every ``fun`` calls
 functions that compute the same thing where JAX's reads another part of ``a``
 (JAX's ``eigh`` and ``solve(assume_a='sym')`` use the whole matrix, SciPy one
 triangle: the JAX rows pass the triangle mirrored), lacks the keyword
-(``subset_by_index``, ``transposed``, ``assume_a`` of ``inv``, eigenvectors of
-``eigh_tridiagonal``) or has no derivative (``qr_multiply``: geqrf has no JVP in
-JAX). No ``jax=``: the generalized ``eigh(a, b)`` and ``qr(pivoting=True)`` (JAX has
+(``subset_by_index``, ``transposed``, ``assume_a`` of ``inv``) or has no derivative
+(``qr_multiply``: geqrf has no JVP in JAX; ``eigh_tridiagonal``: JAX's derivative is
+that of its bisection iterations, not of the eigenvalues, so the rows use
+``eigvalsh`` of the dense matrix). JAX's ``solve(assume_a='pos')`` symmetrizes the
+tangent, SciPy reads one triangle: the row mirrors that triangle. No ``jax=``: the generalized ``eigh(a, b)`` and ``qr(pivoting=True)`` (JAX has
 no derivative of either). Eigenvector rows take the signs out (``signed_vectors``);
 QR rows keep away from LAPACK's sign flips (``householder_kink``).
 """
@@ -115,8 +117,8 @@ if sl is not None:
                            sl.solve(a, b, assume_a="sym"), sl.solve(a, b, transposed=True),
                            sl.solve(a, b, assume_a="diagonal")),
              SOLVE[:2], (spd, (-1.0, 1.0)), variant="assume_a, transposed",
-             jax=lambda a, b: (jsl.solve(a, b, assume_a="pos"),
-                               jsl.solve(a, b, assume_a="pos", lower=True),
+             jax=lambda a, b: (jnp.linalg.solve(_mirror(a, False, jnp), b),
+                               jnp.linalg.solve(_mirror(a, True, jnp), b),
                                jnp.linalg.solve(_mirror(a, False, jnp), b),
                                jnp.linalg.solve(a.T, b),
                                jnp.linalg.solve(jnp.diag(jnp.diag(a)), b))),
@@ -173,7 +175,7 @@ if sl is not None:
              jax=lambda a: (jsl.svd(a, compute_uv=False),
                             jax_signed(jsl.svd(a, full_matrices=False)[0]),
                             jax_signed(jnp.swapaxes(jsl.svd(a, full_matrices=False)[2], -1, -2)),
-                            jsl.svd(a)[1])),
+                            jsl.svd(a, full_matrices=False)[1])),
         # -- lu, polar, expm_frechet, eigh_tridiagonal ---------------------------
         Spec("scipy.linalg.lu",
              lambda a: sl.lu(a)[1:] + sl.lu(a, permute_l=True) + sl.lu(a, p_indices=True)[1:],
@@ -193,8 +195,8 @@ if sl is not None:
                            sl.eigh_tridiagonal(d, e, select="i", select_range=(1, 2),
                                                eigvals_only=True)),
              (((4,), (3,)),), ((-2.0, 2.0), (0.2, 1.0)), avoid=_tridiagonal_close,
-             jax=lambda d, e: (jsl.eigh_tridiagonal(d, e, eigvals_only=True),
-                               jsl.eigh_tridiagonal(d, e, eigvals_only=True)[1:3])),
+             jax=lambda d, e: (jnp.linalg.eigvalsh(_jax_tridiagonal(d, e)),
+                               jnp.linalg.eigvalsh(_jax_tridiagonal(d, e))[1:3])),
         Spec("scipy.linalg.eigh_tridiagonal",
              lambda d, e: signed_vectors(sl.eigh_tridiagonal(d, e)[1]),
              (((4,), (3,)),), ((-2.0, 2.0), (0.2, 1.0)), avoid=_tridiagonal_close, rtol=1e-5,
