@@ -1,10 +1,11 @@
 """The coverage table of ``docs/coverage.md``, computed from the code.
 
 Every public function of NumPy (``numpy``, ``numpy.linalg``, ``numpy.fft``),
-``scipy.special``, ``scipy.linalg``, ``scipy.signal`` and ``scipy.stats`` gets
-dualad's status beside JAX's:
+``scipy.special``, ``scipy.linalg``, ``scipy.signal``, ``scipy.stats`` and
+``scipy.integrate`` gets dualad's status beside JAX's:
 
-- ``rule``: dualad differentiates it. ``tested`` says its spec row runs in every
+- ``rule``: dualad differentiates it (a rule, a spec row, or for SciPy an installed
+  dispatcher). ``tested`` says its spec row runs in every
   mode (forward against central differences, reverse, hyper-dual, check_grads),
   ``jax_checked`` that the row is compared with JAX in first and second order, and
   ``dualad_gpu`` that every primitive its derivatives call has a JAX kernel giving
@@ -55,6 +56,7 @@ MODULES = {
     "scipy.special": "jax.scipy.special",
     "scipy.linalg": "jax.scipy.linalg",
     "scipy.signal": "jax.scipy.signal",
+    "scipy.integrate": "jax.scipy.integrate",
     "scipy.stats": "jax.scipy.stats",
 }
 
@@ -114,6 +116,15 @@ def rows_by_function() -> dict[int, list]:
     return rows
 
 
+def _scipy_dispatcher(func: object) -> bool:
+    """dualad's dispatcher for a SciPy function is installed in its place."""
+    from dualad.rules.scipy_functions import ORIGINALS
+    try:
+        return func in ORIGINALS
+    except TypeError:  # unhashable
+        return False
+
+
 def kind_of(module_name: str, name: str, func: object, rows: list) -> str:
     if name in NOT_APPLICABLE.get(module_name, ()):
         return "n/a"
@@ -128,7 +139,7 @@ def kind_of(module_name: str, name: str, func: object, rows: list) -> str:
             handler = None
     if isinstance(handler, Primitive) and not handler.differentiable:
         return "value"
-    if handler is not None or rows:
+    if handler is not None or rows or _scipy_dispatcher(func):
         return "rule"
     if func in NON_DIFFERENTIABLE if isinstance(func, np.ufunc) else False:
         return "value"
