@@ -170,6 +170,19 @@ if sc is not None:
              (((4, 3), (3,), (3, 3)),), ((-2.0, 2.0), (-1.0, 1.0), (-1.0, 1.0)),
              jax=lambda x, mean, a: (jst.multivariate_normal.logpdf(x, mean, _jsym(a)),
                                      jst.multivariate_normal.pdf(x[0], mean, _jsym(a)))),
+        # allow_singular=True takes the pseudo-inverse route (the same numbers for a
+        # positive definite Σ; its rank is decided on the value, so not under
+        # dualad_gpu); entropy has no JAX counterpart (½ log det(2πe Σ) is).
+        Spec("scipy.stats.multivariate_normal",
+             lambda x, mean, a: st.multivariate_normal.logpdf(x, mean, _sym(a),
+                                                              allow_singular=True),
+             (((4, 3), (3,), (3, 3)),), ((-2.0, 2.0), (-1.0, 1.0), (-1.0, 1.0)),
+             variant="allow_singular", gpu=False,
+             jax=lambda x, mean, a: jst.multivariate_normal.logpdf(x, mean, _jsym(a))),
+        Spec("scipy.stats.multivariate_normal",
+             lambda a: st.multivariate_normal.entropy(cov=_sym(a)), (((3, 3),),), (-1.0, 1.0),
+             variant="entropy",
+             jax=lambda a: 0.5 * jnp.linalg.slogdet(2.0 * jnp.pi * jnp.e * _jsym(a))[1]),
         # -- scipy.linalg --------------------------------------------------------
         Spec("scipy.linalg.solve_triangular",
              lambda a, b: (sl.solve_triangular(a, b), sl.solve_triangular(a, b, lower=True),

@@ -268,3 +268,40 @@ def test_signal_float32_and_fillvalue_derivative():
     assert_allclose(t, (sg.convolve2d(b, v, "same", fillvalue=0.5 + h)
                         - sg.convolve2d(b, v, "same", fillvalue=0.5 - h)) / (2 * h), atol=1e-8)
     assert np.any(t != 0.0)
+
+
+# -- multivariate_normal with a singular covariance (autograd's test_mvn_sing_cov) --
+
+def test_multivariate_normal_with_a_singular_covariance():
+    mvn = st.multivariate_normal
+    cov = np.diag([1.0, 1.0, 0.0, 0.0])
+    x, mean = np.array([0.3, -0.4, 0.0, 0.0]), np.array([0.1, 0.2, 0.0, 0.0])
+    f = lambda x, mean, cov: mvn.logpdf(x, mean, cov, allow_singular=True)  # noqa: E731
+    assert dualad.jvp(f, (x, mean, cov), (x, mean, cov))[0] == f(x, mean, cov)
+    gx, gm, gc = dualad.grad(f, argnums=(0, 1, 2))(x, mean, cov)
+    np.testing.assert_allclose(gx, -(x - mean), atol=1e-15)  # Σ⁺ = diag(1, 1, 0, 0)
+    np.testing.assert_allclose(gm, x - mean, atol=1e-15)
+    h = 1e-6
+    for i, j in [(0, 0), (1, 0), (1, 1)]:  # the lower triangle SciPy reads
+        e = np.zeros((4, 4))
+        e[i, j] = h
+        numeric = (f(x, mean, cov + e) - f(x, mean, cov - e)) / (2 * h)
+        np.testing.assert_allclose(gc[i, j], numeric, rtol=1e-7, atol=1e-9)
+    hessians = [dualad.hessian(lambda c: f(x, mean, c), mode=m)(cov) for m in
+                ("hyperdual", "fwd-rev")]
+    np.testing.assert_allclose(hessians[0], hessians[1], atol=1e-12)
+    assert np.all(np.isfinite(hessians[0]))
+    # off the covariance's range: -inf, as SciPy, with derivative 0
+    off = x + np.array([0.0, 0.0, 1.0, 0.0])
+    value, tangent = dualad.jvp(lambda x: f(x, mean, cov), (off,), (np.ones(4),))
+    assert value == -np.inf == f(off, mean, cov) and tangent == 0.0
+    with pytest.raises(np.linalg.LinAlgError, match="allow_singular is False"):
+        dualad.grad(lambda x: mvn.logpdf(x, mean, cov))(x)
+
+
+def test_multivariate_normal_entropy():
+    a = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, -0.2], [0.1, -0.2, 1.0]])
+    g = dualad.grad(lambda c: st.multivariate_normal.entropy(cov=c))(a)
+    inverse = np.linalg.inv(a)  # d ½ log det Σ = ½ tr(Σ⁻¹ dΣ), dΣ from the lower triangle
+    np.testing.assert_allclose(g, np.tril(inverse) - 0.5 * np.diag(np.diag(inverse)),
+                               rtol=1e-12, atol=1e-15)

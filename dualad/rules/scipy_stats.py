@@ -41,8 +41,11 @@ from .elementwise import (
     log1p,
     where,
 )
+from .decompositions import _mirror, pinv
+from .reductions import sum_
 from .scipy_functions import scipy_rule
 from .scipy_linalg import solve_triangular
+from .shape import reshape, shape_of
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -310,7 +313,46 @@ for _method in ("ppf", "isf"):
 # ---------------------------------------------------------------------------
 
 
-def _mvn_logpdf(self, x, mean=None, cov=1, allow_singular=False):
+def _log_pdet_kernel(cov, rcond):
+    s = np.linalg.eigvalsh(cov)
+    keep = s > rcond * np.max(np.abs(s), axis=-1, keepdims=True)
+    return np.sum(np.log(np.where(keep, s, 1.0)), axis=-1)
+
+
+def _log_pdet_jax(cov, rcond):
+    import jax.numpy as jnp
+    s = jnp.linalg.eigvalsh(cov)
+    keep = s > rcond * jnp.max(jnp.abs(s), axis=-1, keepdims=True)
+    return jnp.sum(jnp.log(jnp.where(keep, s, 1.0)), axis=-1)
+
+
+def _log_pdet_jvp(primals, tangents, ans, rcond):
+    # d log pdet Σ = tr(Σ⁺ dΣ) wherever the rank stays, dΣ read from the lower triangle
+    # as SciPy's eigh reads Σ: no eigenvector derivatives, so repeated (zero)
+    # eigenvalues are harmless.
+    (cov,), (t,) = primals, (_mirror(tangents[0]),)
+    p = pinv(cov, rcond=rcond, hermitian=True)
+    p = reshape(p, shape=(1,) + tuple(shape_of(p)))  # before the seed axis of t
+    product = p * t
+    ndim = len(shape_of(product))  # the primitive takes axes counted from the front
+    return sum_(product, axis=(ndim - 2, ndim - 1), keepdims=False)
+
+
+#: The log pseudo-determinant of a symmetric positive semidefinite matrix: the sum of
+#: the logs of its eigenvalues above ``rcond`` times the largest (SciPy's _PSD).
+log_pdet = Primitive("log_pdet", _log_pdet_kernel, jvp=_log_pdet_jvp)
+log_pdet.kernels["jax"] = _log_pdet_jax
+
+
+def _psd_cutoff(cov) -> float:
+    """SciPy's relative cutoff of the eigenvalues of a covariance (_eigvalsh_to_eps)."""
+    dtype = np.dtype(getattr(primal_value(cov), "dtype", np.float64))
+    return {"f": 1e3, "d": 1e6}.get(dtype.char.lower(), 1e6) * np.finfo(
+        dtype if dtype.kind == "f" else np.float64).eps
+
+
+def _mvn_parameters(mean, cov):
+    """(dim, mean as a vector, cov as a matrix) as SciPy's _process_parameters."""
     if type(cov).__name__ == "Covariance" or type(cov).__module__.endswith("_covariance"):
         raise TypeError("multivariate_normal with a Covariance object is not supported on "
                         "Duals; give the covariance matrix")
@@ -322,34 +364,80 @@ def _mvn_logpdf(self, x, mean=None, cov=1, allow_singular=False):
     mean = as_operand(mean)
     dim = int(np.size(primal_value(mean)))
     mean = np.reshape(mean, (dim,))
-    if cov_ndim == 0:
+    if cov_ndim < 2:  # a scalar, or the diagonal given as a vector
         cov = cov * np.eye(dim)
-    elif cov_ndim == 1:
-        cov = cov * np.eye(dim)  # the diagonal given as a vector
+    return dim, mean, cov
+
+
+def _singular(cov, allow_singular: bool, cutoff: float):
+    """The eigenvalues and vectors of the covariance's value, after SciPy's checks."""
+    value = primal_value(cov)
+    if not isinstance(value, np.ndarray):
+        raise TypeError("multivariate_normal(allow_singular=True) on Duals decides the "
+                        "rank from the covariance's value, which dualad_gpu traces; "
+                        "give a positive definite covariance there")
+    s, u = np.linalg.eigh(value)
+    eps = cutoff * np.max(np.abs(s))
+    if np.min(s) < -eps:
+        raise ValueError("The input matrix must be symmetric positive semidefinite.")
+    if np.any(s <= eps) and not allow_singular:
+        raise np.linalg.LinAlgError("When `allow_singular is False`, the input matrix must "
+                                    "be symmetric positive definite.")
+    return s, u, eps
+
+
+def _mvn_logpdf(self, x, mean=None, cov=1, allow_singular=False):
+    dim, mean, cov = _mvn_parameters(mean, cov)
     x = as_operand(x)
     x_ndim = np.ndim(primal_value(x))
     if x_ndim == 0:
         x = np.reshape(x, (1, 1))
     elif x_ndim == 1:
         x = np.reshape(x, (-1, 1) if dim == 1 else (1, dim))
-    try:
-        chol = np.linalg.cholesky(cov)
-    except np.linalg.LinAlgError:
-        raise ValueError("multivariate_normal on Duals needs a positive definite covariance "
-                         "matrix (allow_singular=True is not supported there)") from None
     dev = x - mean
-    z = solve_triangular(chol, np.swapaxes(dev, -1, -2), trans=0, lower=True,
-                         unit_diagonal=False)
-    maha = np.sum(z * z, axis=-2)
-    log_det = 2.0 * np.sum(log(np.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
-    out = -0.5 * (dim * 2.0 * _LOG_SQRT_2PI + log_det + maha)
-    return np.squeeze(out)
+    if not allow_singular:
+        try:
+            chol = np.linalg.cholesky(cov)
+        except np.linalg.LinAlgError:
+            raise np.linalg.LinAlgError(
+                "When `allow_singular is False`, the input matrix must be symmetric "
+                "positive definite.") from None
+        z = solve_triangular(chol, np.swapaxes(dev, -1, -2), trans=0, lower=True,
+                             unit_diagonal=False)
+        maha = np.sum(z * z, axis=-2)
+        log_det = 2.0 * np.sum(log(np.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
+        return np.squeeze(-0.5 * (dim * 2.0 * _LOG_SQRT_2PI + log_det + maha))
+    # Singular: the pseudo-inverse and pseudo-determinant over the covariance's range
+    # (its rank decided on the value, as SciPy's _PSD); -inf off that range.
+    cutoff = _psd_cutoff(cov)
+    s, u, eps = _singular(cov, True, cutoff)
+    rank = int(np.sum(s > eps))
+    maha = np.sum(np.matmul(dev, np.linalg.pinv(cov, rcond=cutoff, hermitian=True)) * dev,
+                  axis=-1)
+    out = -0.5 * (rank * 2.0 * _LOG_SQRT_2PI + log_pdet(cov, rcond=cutoff) + maha)
+    residual = np.linalg.norm(primal_value(dev) @ u[:, s <= eps], axis=-1)
+    return np.squeeze(where(residual < 1e3 * eps, out, -np.inf))
 
 
 def _mvn_pdf(self, x, mean=None, cov=1, allow_singular=False):
     return exp(_mvn_logpdf(self, x, mean, cov, allow_singular))
 
 
+def _mvn_entropy(self, mean=None, cov=1):
+    # ½ (rank (log 2π + 1) + log pdet Σ); SciPy's entropy takes no allow_singular (its
+    # _PSD allows a singular Σ there).
+    dim, mean, cov = _mvn_parameters(mean, cov)
+    cutoff = _psd_cutoff(cov)
+    value = primal_value(cov)
+    if isinstance(value, np.ndarray):
+        s, _, eps = _singular(cov, True, cutoff)
+        rank = int(np.sum(s > eps))
+    else:  # traced by dualad_gpu: the rank of a positive definite covariance
+        rank = dim
+    return 0.5 * (rank * (2.0 * _LOG_SQRT_2PI + 1.0) + log_pdet(cov, rcond=cutoff))
+
+
+scipy_rule("scipy.stats._multivariate", "multivariate_normal_gen.entropy")(_mvn_entropy)
 scipy_rule("scipy.stats._multivariate", "multivariate_normal_gen.logpdf")(_mvn_logpdf)
 scipy_rule("scipy.stats._multivariate", "multivariate_normal_gen.pdf")(_mvn_pdf)
 
