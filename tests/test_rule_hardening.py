@@ -346,3 +346,25 @@ def test_det_third_derivative_at_a_singular_matrix():
     regular = a + np.eye(3)
     assert np.linalg.cond(regular) < 1e3
     assert_allclose(third(a), third(regular), rtol=0, atol=1e-12)
+
+
+def test_primitives_take_negative_axes():
+    # sum and concatenate called as primitives (as rules call them) with axes counted
+    # from the end: the tangent's seed axis in front must not shift them.
+    from dualad.rules.reductions import sum_
+    from dualad.rules.shape import concatenate
+
+    def f(x):
+        block = concatenate(concatenate(x, x, axis=-1),
+                            concatenate(np.zeros((2, 2)), x, axis=-1), axis=-2)
+        return sum_(block * block, axis=(-1,), keepdims=False)
+
+    def g(x):  # the same with NumPy's functions, which normalize the axes
+        block = np.block([[x, x], [np.zeros((2, 2)), x]])
+        return np.sum(block * block, axis=-1)
+
+    x = np.arange(1.0, 5.0).reshape(2, 2)
+    for transform in (dualad.jacfwd, dualad.jacrev):
+        np.testing.assert_allclose(transform(f)(x), transform(g)(x), rtol=1e-15)
+    np.testing.assert_allclose(dualad.hessian(lambda x: np.sum(f(x)), mode="hyperdual")(x),
+                               dualad.hessian(lambda x: np.sum(g(x)))(x), rtol=1e-15)

@@ -29,7 +29,8 @@ def keepdims_shape(shape: tuple, axes: tuple) -> tuple:
 
 
 def _shift(axes: tuple) -> tuple:
-    return tuple(a + 1 for a in axes)
+    """The axes of a primal counted in its tangent (a seed axis in front)."""
+    return tuple(a + 1 if a >= 0 else a for a in axes)
 
 
 def _cast(a, dtype):
@@ -49,12 +50,14 @@ def _unsupported(name: str, **kwargs) -> None:
 
 def _sum_transpose(ct, args, linear, axis, keepdims):
     shape = args[0].shape
+    axis = tuple(a % len(shape) for a in axis)
     if not keepdims:
         ct = reshape(ct, shape=(ct.shape[0],) + keepdims_shape(shape, axis))
     return (broadcast_to(ct, shape=(ct.shape[0],) + tuple(shape)),)
 
 
 def _sum_shape(x, axis, keepdims):
+    axis = tuple(a % x.ndim for a in axis)
     shape = keepdims_shape(x.shape, axis) if keepdims else tuple(
         n for i, n in enumerate(x.shape) if i not in axis)
     return shape, x.dtype

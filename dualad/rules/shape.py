@@ -127,6 +127,7 @@ index_add = Primitive(
 
 
 def _concatenate_jvp(primals, tangents, ans, axis):
+    axis %= len(ans.shape)
     k = _seeds(tangents)
     parts = []
     for x, t in zip(primals, tangents):
@@ -137,6 +138,7 @@ def _concatenate_jvp(primals, tangents, ans, axis):
 
 
 def _concatenate_transpose(ct, args, linear, axis):
+    axis %= len(args[0].shape)
     cts, start = [], 0
     for x, is_linear in zip(args, linear):
         stop = start + x.shape[axis]
