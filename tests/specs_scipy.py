@@ -52,6 +52,12 @@ def pivoting(rng: np.random.Generator, shape) -> np.ndarray:
     return a[..., [2, 0, 1] + list(range(3, shape[-2])), :]
 
 
+def positive(rng: np.random.Generator, shape) -> np.ndarray:
+    """Matrices with eigenvalues of positive real part: A and -B of a Sylvester
+    equation AX + XB = Q stay apart, so that it is well conditioned (float32 too)."""
+    return rng.uniform(-1.0, 1.0, shape) + 2.0 * np.sqrt(shape[-1]) * np.eye(shape[-1])
+
+
 def small_matrices(rng: np.random.Generator, shape) -> np.ndarray:
     return rng.uniform(-1.0, 1.0, shape)
 
@@ -214,7 +220,7 @@ if sc is not None:
              jax=jsl.expm),
         Spec("scipy.linalg.sqrtm", sl.sqrtm, (((3, 3),),), spd),
         Spec("scipy.linalg.solve_sylvester", sl.solve_sylvester,
-             (((3, 3), (2, 2), (3, 2)),), (matrices, matrices, (-1.0, 1.0))),
+             (((3, 3), (2, 2), (3, 2)),), (positive, positive, (-1.0, 1.0))),
         Spec("scipy.linalg.solve_banded",
              lambda ab, b: sl.solve_banded((1, 1), ab, b), (((3, 5), (5,)), ((3, 4), (4, 2))),
              (banded, (-1.0, 1.0)),
