@@ -322,3 +322,21 @@ if st is not None:
              jax=lambda x: (jsg.detrend(x), jsg.detrend(x, type="constant"),
                             jsg.detrend(x, axis=0), jsg.detrend(x, bp=[2, 5]))),
     ]
+
+try:
+    import scipy.integrate as si
+except ImportError:  # scipy is optional
+    si = None
+
+if si is not None:
+    # scipy.integrate.trapezoid, routed to np.trapezoid's rule.
+    ROWS += [
+        Spec("scipy.integrate.trapezoid",
+             lambda y, x: (si.trapezoid(y), si.trapezoid(y, x, axis=-1),
+                           si.trapezoid(y, dx=0.3, axis=0)),
+             (((5,), (5,)), ((2, 5), (5,))), ((-2.0, 2.0), (-2.0, 2.0)),
+             jax=lambda y, x: (LazyModule("jax.scipy.integrate").trapezoid(y),
+                               LazyModule("jax.scipy.integrate").trapezoid(y, x, axis=-1),
+                               LazyModule("jax.scipy.integrate").trapezoid(y, dx=0.3,
+                                                                           axis=0))),
+    ]

@@ -1,4 +1,5 @@
-"""scipy.integrate.odeint, differentiated in ``y0`` and in the arrays of ``args``.
+"""scipy.integrate: odeint, differentiated in ``y0`` and in the arrays of ``args``, and
+trapezoid (np.trapezoid's rule).
 
 ``odeint(func, y0, t, args=(...))`` is the primitive :data:`odeint_p`, whose kernel is
 SciPy's own solver: the primal output is exactly SciPy's. ``t`` is a constant (a Dual
@@ -298,3 +299,9 @@ def odeint(func: Callable, y0: Any, t: Any, args: tuple = (), Dfun: Callable | N
                                      full_output=True, **options)
         return out, info
     return out
+
+
+@scipy_rule("scipy.integrate", "trapezoid")
+def _trapezoid(y, x=None, dx=1.0, axis=-1):
+    """scipy.integrate.trapezoid is NumPy's trapezoidal rule: np.trapezoid's rule."""
+    return np.trapezoid(y, x=x, dx=dx, axis=axis)
