@@ -6,6 +6,7 @@
 """
 
 import os
+import sys
 
 from hypothesis import settings
 
@@ -14,6 +15,12 @@ settings.register_profile("ci", deadline=None, derandomize=True, max_examples=25
 settings.register_profile("dev", deadline=None, max_examples=15, print_blob=True)
 settings.register_profile("thorough", deadline=None, max_examples=200, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# Hypothesis (6.170) links the settings of each parametrized case of a @given test to
+# those of the case before (settings.default._fallback grows by one per case), and
+# reads them recursively: a test function with over ~950 cases in one process (the
+# spec-row tests have more) would exceed Python's default recursion limit of 1000.
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
 
 # Spec rows of a family live in tests/specs_<family>.py and are imported by specs.py
 # (importing one first would be a cycle): not modules to collect doctests from.
