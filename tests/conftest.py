@@ -10,7 +10,7 @@ import sys
 
 from hypothesis import settings
 
-settings.register_profile("ci", deadline=None, derandomize=True, max_examples=25,
+settings.register_profile("ci", deadline=None, derandomize=True, max_examples=10,
                           print_blob=True)
 settings.register_profile("dev", deadline=None, max_examples=15, print_blob=True)
 settings.register_profile("thorough", deadline=None, max_examples=200, print_blob=True)
