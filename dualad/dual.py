@@ -590,11 +590,9 @@ def _astype(x: Any, dtype) -> Any:
 # operands' helpers; the views use the rule table.
 from .operands import (array_arguments, as_operand, complex_error,  # noqa: E402,F401
                        conversion_error, elements, from_objects, holds_box, inside_vectorize,
-                       is_python_ufunc, object_loop_method, output_of, through_objects,
-                       ufunc_method)
+                       is_python_ufunc, object_loop_method, through_objects, ufunc_method)
 from . import ops as _ops  # noqa: E402,I001
 from . import views as _views  # noqa: E402,I001
-
 
 for _ufunc in list(UFUNC_HANDLERS):
     if not hasattr(Dual, _ufunc.__name__):

@@ -15,8 +15,9 @@ import numpy as np
 import optree
 
 from . import ops
-from .dual import (Dual, as_float_array, check_tangent_shape, from_objects, output_of,
-                   primal_value, without_tag)
+from .dual import (Dual, as_float_array, check_tangent_shape, from_objects, primal_value,
+                   without_tag)
+from .operands import output_of
 from .primitive import Boxed, EscapedDualError, Primitive, Tag, backend_of
 
 __all__ = ["jvp", "jacfwd", "jacobian", "derivative", "DEFAULT_CHUNK_BYTES"]

@@ -27,9 +27,10 @@ import numpy as np
 import optree
 
 from . import ops
-from .dual import Dual, as_float_array, output_of, primal_value
+from .dual import Dual, as_float_array, primal_value
 from .forward import (Inputs, JoinedChunks, auto_chunk, check_argnums, check_chunk_size,
                       check_output, seed_block, split_aux, zeros_like_output)
+from .operands import output_of
 from .primitive import Boxed, EscapedDualError, Primitive, Tag
 
 __all__ = ["vjp", "grad", "value_and_grad", "jacrev", "LinearVar", "Tape"]

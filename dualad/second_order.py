@@ -21,10 +21,11 @@ import numpy as np
 import optree
 
 from . import ops
-from .dual import Dual, as_float_array, output_of
+from .dual import Dual, as_float_array
 from .forward import (Inputs, auto_chunk, check_argnums, check_chunk_size, check_output,
                       jacfwd, jvp, seed_block, zeros_like_output)
 from .hyperdual import SeededHyperDual
+from .operands import output_of
 from .primitive import Tag
 
 __all__ = ["hessian", "hvp", "second_derivative"]

@@ -10,6 +10,7 @@ import optree
 import pytest
 import specs  # noqa: F401  (first: it imports specs_polynomials)
 from numpy.testing import assert_allclose, assert_array_equal
+from test_coverage_arrays import draw  # noqa: E402
 from specs_polynomials import ROWS
 
 import dualad
@@ -24,13 +25,6 @@ ROOTS = np.poly([-1.5, 0.25, 2.0])
 LONG, LONGER = RNG.uniform(-2.0, 2.0, 30), RNG.uniform(-2.0, 2.0, 50)
 
 
-def draw(spec, shapes, seed=3):
-    rng = np.random.default_rng(seed)
-    for _ in range(50):
-        args = spec.draw(rng, shapes)
-        if spec.avoid is None or not spec.avoid(*args):
-            return args
-    pytest.fail(f"{spec.id}: no point away from kinks")
 
 
 def total(*args, spec):
