@@ -476,7 +476,7 @@ def as_float_array(x: Any, dtype: Any = None) -> Any:
         if dtype is not None:
             return x.astype(dtype)
     else:
-        x = np.asarray(x, dtype=dtype)
+        x = np.asanyarray(x, dtype=dtype)  # anyarray: a replay's recording stays one
     kind = x.dtype.kind
     if kind == "f":
         return x

@@ -19,6 +19,7 @@ from .dual import (Dual, as_float_array, check_tangent_shape, from_objects, prim
                    without_tag)
 from .operands import output_of
 from .primitive import Boxed, EscapedDualError, Primitive, Tag, backend_of
+from .replay import REPLAY_BY_DEFAULT, replayed, replayed_call
 
 __all__ = ["jvp", "jacfwd", "jacobian", "derivative", "DEFAULT_CHUNK_BYTES"]
 
@@ -29,7 +30,8 @@ DEFAULT_CHUNK_BYTES = 64 * 2**20
 
 
 def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool = False,
-        has_aux: bool = False) -> tuple[Any, Any] | tuple[Any, Any, Any]:
+        has_aux: bool = False, replay: bool = REPLAY_BY_DEFAULT
+        ) -> tuple[Any, Any] | tuple[Any, Any, Any]:
     """Evaluate ``fun(*primals)`` and its directional derivative along ``tangents``.
 
     Parameters
@@ -47,6 +49,9 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool =
     has_aux:
         ``fun`` returns ``(output, aux)``; ``aux`` is returned last, as values
         (without this transform's perturbation).
+    replay:
+        Replay the NumPy calls recorded at an earlier call of ``fun`` with the same
+        signature, as :func:`jacfwd` does (the cache lives as long as ``fun``).
 
     Returns
     -------
@@ -68,6 +73,18 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool =
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp expects primals and tangents as tuples or lists of arguments, "
                         f"got {type(primals).__name__} and {type(tangents).__name__}")
+    if replay:
+        return replayed_call(fun, ("jvp", batched, has_aux), _jvp_with(batched, has_aux),
+                             (tuple(primals), tuple(tangents)))
+    return _jvp(fun, primals, tangents, batched, has_aux)
+
+
+def _jvp_with(batched: bool, has_aux: bool) -> Callable:
+    return lambda fun, primals, tangents: _jvp(fun, primals, tangents, batched, has_aux)
+
+
+def _jvp(fun: Callable, primals: Sequence, tangents: Sequence, batched: bool,
+         has_aux: bool) -> tuple:
     p_leaves, p_tree = optree.tree_flatten(tuple(primals))
     t_leaves, t_tree = optree.tree_flatten(tuple(tangents))
     if p_tree != t_tree:
@@ -101,7 +118,8 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool =
 
 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int | None = None,
-           has_aux: bool = False, seed_placement: Callable | None = None) -> Callable:
+           has_aux: bool = False, seed_placement: Callable | None = None,
+           replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The Jacobian of ``fun`` by forward mode, all seeds batched.
 
     Parameters
@@ -120,6 +138,11 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     seed_placement:
         For array backends: applied to every block of seeds before a pass
         (``dualad_gpu`` uses it to shard the seed axis across devices).
+    replay:
+        Record the NumPy calls of a call and replay them on later calls with the
+        same signature, without the interpreter (see ``docs/performance.md``):
+        ``fun`` must then depend on nothing but its arguments, as under
+        ``jax.jit``. ``False`` runs the interpreter every time.
 
     Returns
     -------
@@ -162,13 +185,14 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         jac = out_tree.unflatten([inputs.unflatten(inputs.split(t)) for t in per_output])
         return (jac, aux) if has_aux else jac
 
-    return jacfun
+    return replayed(jacfun, argnums, replay and seed_placement is None, fun)
 
 
 jacobian = jacfwd
 
 
-def derivative(fun: Callable, argnums: int = 0) -> Callable:
+def derivative(fun: Callable, argnums: int = 0, *,
+               replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The derivative of a function of one scalar: ``derivative(f)(x) = f'(x)``.
 
     The result has the shape (and pytree structure) of ``f``'s output.
@@ -193,9 +217,9 @@ def derivative(fun: Callable, argnums: int = 0) -> Callable:
         def along(x_):
             return fun(*args[:argnums], x_, *args[argnums + 1:])
 
-        return jvp(along, (x,), (np.ones((), x.dtype),))[1]
+        return _jvp(along, (x,), (np.ones((), x.dtype),), False, False)[1]
 
-    return deriv
+    return replayed(deriv, argnums, replay, fun)
 
 
 # -- seeding and reading -------------------------------------------------------

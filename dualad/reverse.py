@@ -32,6 +32,7 @@ from .forward import (Inputs, JoinedChunks, auto_chunk, check_argnums, check_chu
                       check_output, seed_block, split_aux, zeros_like_output)
 from .operands import output_of
 from .primitive import Boxed, EscapedDualError, Primitive, Tag
+from .replay import REPLAY_BY_DEFAULT, replayed
 
 __all__ = ["vjp", "grad", "value_and_grad", "jacrev", "LinearVar", "Tape"]
 
@@ -318,12 +319,12 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-                   *, nan_safe: bool = False) -> Callable:
+                   *, nan_safe: bool = False, replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """A function returning ``(fun(*args), gradient)`` from one reverse pass.
 
     ``fun`` must return a real scalar, or an array of one element as autograd
     allows (plus ``aux`` with ``has_aux``, giving ``((value, aux), gradient)`` as in
-    JAX). ``argnums`` and ``nan_safe`` as in :func:`grad`.
+    JAX). ``argnums``, ``nan_safe`` and ``replay`` as in :func:`grad`.
 
     Examples
     --------
@@ -354,11 +355,11 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         gradient = inputs.unflatten([ops.getitem(c, index=(0,)) for c in in_cts])
         return ((value, aux) if has_aux else value), gradient
 
-    return value_and_grad_fun
+    return replayed(value_and_grad_fun, argnums, replay, fun)
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, *,
-         nan_safe: bool = False) -> Callable:
+         nan_safe: bool = False, replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The gradient of a scalar function by one reverse pass (JAX's ``grad``).
 
     Parameters
@@ -371,6 +372,10 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         Return ``(gradient, aux)``.
     nan_safe:
         See :func:`vjp`.
+    replay:
+        Record the NumPy calls of a call (the forward pass and the backward sweep)
+        and replay them on later calls with the same signature, as
+        :func:`~dualad.jacfwd` does; ``False`` runs the interpreter every time.
 
     Examples
     --------
@@ -379,18 +384,19 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     >>> dualad.grad(f)(np.array([2.0, 5.0]))
     array([5.5       , 1.71633781])
     """
-    value_and_grad_fun = value_and_grad(fun, argnums, has_aux, nan_safe=nan_safe)
+    value_and_grad_fun = value_and_grad(fun, argnums, has_aux, nan_safe=nan_safe,
+                                        replay=False)
 
     def grad_fun(*args):
         (value, gradient) = value_and_grad_fun(*args)
         return (gradient, value[1]) if has_aux else gradient
 
-    return grad_fun
+    return replayed(grad_fun, argnums, replay, fun)
 
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int | None = None,
            has_aux: bool = False, nan_safe: bool = False,
-           seed_placement: Callable | None = None) -> Callable:
+           seed_placement: Callable | None = None, replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The Jacobian by reverse mode: one forward pass, output directions batched.
 
     The function is evaluated once; its tape is then transposed with chunks of
@@ -412,6 +418,8 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     seed_placement:
         For array backends: applied to every block of cotangent seeds before a pass
         (``dualad_gpu`` uses it to shard the seed axis across devices).
+    replay:
+        As for :func:`~dualad.jacfwd`.
 
     Returns
     -------
@@ -448,7 +456,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         jac = out_tree.unflatten([inputs.unflatten(b) for b in blocks])
         return (jac, aux) if has_aux else jac
 
-    return jacfun
+    return replayed(jacfun, argnums, replay and seed_placement is None, fun)
 
 
 def _rows_of(ct, lo: int, hi: int, out_shape: tuple):

@@ -27,6 +27,7 @@ from .forward import (Inputs, auto_chunk, check_argnums, check_chunk_size, check
 from .hyperdual import SeededHyperDual
 from .operands import output_of
 from .primitive import Tag
+from .replay import REPLAY_BY_DEFAULT, replayed, replayed_call
 
 __all__ = ["hessian", "hvp", "second_derivative"]
 
@@ -40,7 +41,8 @@ MODES = ("auto", "hyperdual", "fwd-rev")
 
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
             chunk_size: int | None = None, mode: str = "auto",
-            seed_placement: Callable | None = None) -> Callable:
+            seed_placement: Callable | None = None,
+            replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The exact Hessian of ``fun``, by hyper-duals or forward-over-reverse.
 
     Parameters
@@ -107,11 +109,12 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
                               for col in inputs.split(h, axis=1)])
             for h in per_output])
 
-    return hessfun
+    return replayed(hessfun, argnums, replay and seed_placement is None, fun)
 
 
 def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
-        mode: str = "fwd-rev", chunk_size: int | None = None) -> Any:
+        mode: str = "fwd-rev", chunk_size: int | None = None,
+        replay: bool = REPLAY_BY_DEFAULT) -> Any:
     """The Hessian-vector product ∇²f(x)·v of a scalar function, exactly.
 
     By default forward-over-reverse, ``jvp(grad(fun), primals, tangents)``: one
@@ -130,6 +133,8 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
         ``"fwd-rev"`` or ``"hyperdual"``.
     chunk_size:
         With ``mode="hyperdual"``: unit vectors per pass (bounded memory).
+    replay:
+        As for :func:`~dualad.jvp` (the cache lives as long as ``fun``).
 
     Returns
     -------
@@ -146,13 +151,26 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("hvp expects primals and tangents as tuples or lists of arguments")
     check_chunk_size(chunk_size)
+    if mode not in ("fwd-rev", "hyperdual"):
+        raise ValueError(f"mode must be 'fwd-rev' or 'hyperdual', got {mode!r}")
+    if replay:
+        return replayed_call(fun, ("hvp", mode, chunk_size), _hvp_with(mode, chunk_size),
+                             (tuple(primals), tuple(tangents)))
+    return _hvp(fun, primals, tangents, mode, chunk_size)
+
+
+def _hvp_with(mode: str, chunk_size: int | None) -> Callable:
+    return lambda fun, primals, tangents: _hvp(fun, primals, tangents, mode, chunk_size)
+
+
+def _hvp(fun: Callable, primals: Sequence, tangents: Sequence, mode: str,
+         chunk_size: int | None) -> Any:
     if mode == "fwd-rev":
         from .reverse import grad
 
         every = tuple(range(len(primals)))
-        return jvp(grad(fun, argnums=every), tuple(primals), tuple(tangents))[1]
-    if mode != "hyperdual":
-        raise ValueError(f"mode must be 'fwd-rev' or 'hyperdual', got {mode!r}")
+        return jvp(grad(fun, argnums=every, replay=False), tuple(primals), tuple(tangents),
+                   replay=False)[1]
     inputs = Inputs(tuple(primals), tuple(range(len(primals))))
     t_leaves, t_tree = optree.tree_flatten(tuple(tangents))
     if t_tree != inputs.tree:
@@ -184,7 +202,8 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
     return inputs.unflatten(inputs.split(flat))
 
 
-def second_derivative(fun: Callable, argnums: int = 0) -> Callable:
+def second_derivative(fun: Callable, argnums: int = 0, *,
+                      replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """``f''(x)`` of a function of one scalar (any output shape), in one pass.
 
     Examples
@@ -210,7 +229,7 @@ def second_derivative(fun: Callable, argnums: int = 0) -> Callable:
         finally:
             tag1.live = tag2.live = False
 
-    return deriv2
+    return replayed(deriv2, argnums, replay, fun)
 
 
 # -- passes and assembly ------------------------------------------------------------
@@ -227,8 +246,9 @@ def _hessian_fwd_rev(fun: Callable, inputs: Inputs, chunk_size: int | None,
     def of_leaves(*leaves):
         return inputs.call(fun, list(leaves))
 
-    nested = jacfwd(jacrev(of_leaves, argnums=every), argnums=every, chunk_size=chunk_size,
-                    seed_placement=seed_placement)(*inputs.leaves)
+    nested = jacfwd(jacrev(of_leaves, argnums=every, replay=False), argnums=every,
+                    chunk_size=chunk_size, seed_placement=seed_placement,
+                    replay=False)(*inputs.leaves)
     # The output's structure, from one evaluation on Duals (so that NumPy calls
     # dispatch on any backend): a single zero seed is the cheapest.
     tag = Tag()

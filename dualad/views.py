@@ -32,7 +32,9 @@ def store(x: Dual, index_tuple: tuple, value: Any) -> None:
         primal = primal._wrap(primal.primal, primal.tangent)
         store(primal, index_tuple, v_primal)
     elif isinstance(primal, (np.ndarray, np.generic)):
-        primal = np.array(primal)  # a copy (of a NumPy scalar too)
+        primal = primal.copy() if isinstance(primal, np.ndarray) else np.array(primal)
+        if isinstance(v_primal, np.ndarray) and type(v_primal) is not type(primal):
+            primal = np.zeros_like(v_primal, primal.dtype, shape=primal.shape) + primal  # see it recorded
         primal[index] = v_primal
     else:  # an immutable array (JAX): a functional update
         primal = primal.at[index].set(v_primal)

@@ -193,7 +193,8 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool =
     Array([1., 1.], dtype=float64)
     """
     return _call("jvp", (batched, has_aux), fun, lambda f: (
-        lambda p, t: dualad.jvp(f, p, t, batched=batched, has_aux=has_aux)),
+        lambda p, t: dualad.jvp(f, p, t, batched=batched, has_aux=has_aux,
+                                replay=False)),
         tuple(primals), tuple(tangents))
 
 
@@ -221,7 +222,8 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *,
     """
     options = (_argnums_key(argnums), chunk_size, has_aux, mesh)
     return _transform("jacfwd", options, fun, lambda f: dualad.jacfwd(
-        f, argnums, chunk_size=chunk_size, has_aux=has_aux, seed_placement=_placement(mesh)))
+        f, argnums, chunk_size=chunk_size, has_aux=has_aux, seed_placement=_placement(mesh),
+        replay=False))
 
 
 jacobian = jacfwd
@@ -235,7 +237,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *,
     options = (_argnums_key(argnums), chunk_size, has_aux, nan_safe, mesh)
     return _transform("jacrev", options, fun, lambda f: dualad.jacrev(
         f, argnums, chunk_size=chunk_size, has_aux=has_aux, nan_safe=nan_safe,
-        seed_placement=_placement(mesh)))
+        seed_placement=_placement(mesh), replay=False))
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, *,
@@ -251,7 +253,7 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     """
     options = (_argnums_key(argnums), has_aux, nan_safe)
     return _transform("grad", options, fun, lambda f: dualad.grad(
-        f, argnums, has_aux, nan_safe=nan_safe))
+        f, argnums, has_aux, nan_safe=nan_safe, replay=False))
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
@@ -259,7 +261,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     """Compiled :func:`dualad.value_and_grad`."""
     options = (_argnums_key(argnums), has_aux, nan_safe)
     return _transform("value_and_grad", options, fun, lambda f: dualad.value_and_grad(
-        f, argnums, has_aux, nan_safe=nan_safe))
+        f, argnums, has_aux, nan_safe=nan_safe, replay=False))
 
 
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
@@ -268,14 +270,15 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
     its ε1 seeds sharded over ``mesh`` (as in :func:`jacfwd`)."""
     options = (_argnums_key(argnums), chunk_size, mode, mesh)
     return _transform("hessian", options, fun, lambda f: dualad.hessian(
-        f, argnums, chunk_size=chunk_size, mode=mode, seed_placement=_placement(mesh)))
+        f, argnums, chunk_size=chunk_size, mode=mode, seed_placement=_placement(mesh),
+        replay=False))
 
 
 def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *, mode: str = "fwd-rev",
         chunk_size: int | None = None) -> Any:
     """Compiled :func:`dualad.hvp`: ∇²f(x)·v."""
     return _call("hvp", (mode, chunk_size), fun, lambda f: (
-        lambda p, t: dualad.hvp(f, p, t, mode=mode, chunk_size=chunk_size)),
+        lambda p, t: dualad.hvp(f, p, t, mode=mode, chunk_size=chunk_size, replay=False)),
         tuple(primals), tuple(tangents))
 
 

@@ -105,7 +105,7 @@ class _Sensitivity:
         a, ta = list(vals[:self.m]), vals[self.m:]
         y, s = z[:n], np.reshape(z[n:], (k, n))
         g = _restricted(self.rhs, t, a, self.present)
-        f, jv = jvp(g, (y, *[a[i] for i in self.present]), (s, *ta), batched=True)
+        f, jv = jvp(g, (y, *[a[i] for i in self.present]), (s, *ta), batched=True, replay=False)
         return np.concatenate([f, np.reshape(jv, (k * n,))])
 
 
@@ -128,7 +128,7 @@ class _Adjoint:
         if r > n + sum(self.sizes):
             from ..forward import jacfwd
             f = g(y, *chosen)
-            jacs = jacfwd(g, argnums=tuple(range(1 + len(chosen))))(y, *chosen)
+            jacs = jacfwd(g, argnums=tuple(range(1 + len(chosen))), replay=False)(y, *chosen)
             return np.concatenate([f] + [-np.reshape(lam @ np.reshape(j, (n, -1)), (-1,))
                                          for j in jacs])
         from ..reverse import vjp

@@ -106,7 +106,7 @@ getitem = Primitive(
 
 
 def _index_add_kernel(values, index, shape):
-    out = np.zeros(shape, values.dtype)
+    out = np.zeros_like(values, shape=shape)  # like values: a replay's recording sees it
     if _is_basic(index):
         out[index] = values  # basic indexing never repeats an element
     else:

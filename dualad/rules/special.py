@@ -66,6 +66,14 @@ _PI = math.pi
 _BESSEL_OVER_X = [0.5 / (math.factorial(k) * math.factorial(k + 1) * 4 ** k) for k in range(9)]
 
 
+def _polygamma(n, x):
+    """scipy.special.polygamma, written as SciPy does but with ufuncs on the arrays
+    given (SciPy's np.asarray would hide them from a replay's recording)."""
+    n, x = np.asanyarray(n), np.asanyarray(x)
+    fac2 = (-1.0) ** (n + 1) * sc.gamma(n + 1.0) * sc.zeta(n + 1, x)
+    return np.where(n == 0, sc.psi(x), fac2)
+
+
 def _over_x(f, x, sign: float = 1.0):
     """f(x)/x for f = I1 (``sign`` 1) or J1 (``sign`` -1), by its series near 0."""
     near = greater(1.0, absolute(x))
@@ -327,7 +335,7 @@ if sc is not None:
                           lambda ans, x, y: safe_divide(x, 1.0 + y), nonfinite=True)
 
     # Gamma and related; polygamma's order n is an integer argument.
-    polygamma = Primitive("polygamma", sc.polygamma,
+    polygamma = Primitive("polygamma", _polygamma,
                           partials=(None, lambda ans, n, x: polygamma(n + 1, x)),
                           shape_rule=broadcast_shape_rule)
     digamma = elementwise(sc.digamma, lambda ans, x: polygamma(1, x))

@@ -1,0 +1,409 @@
+"""Recording the NumPy calls of one transform call.
+
+:class:`Traced` is an ndarray subclass that stands for one *register* of a
+program being recorded. Every NumPy call that meets a Traced array (a ufunc,
+a function with ``__array_function__``, an ndarray method or operator) runs on
+the plain values and is appended to its :class:`Recorder` as one operation;
+its results are Traced again. Values that never meet a Traced array are
+constants of the program: the seeds of a Jacobian, a rule's literals, an
+array the function builds from shapes. That is constant folding for free.
+
+Whatever turns a Traced value into Python (``bool``, ``float``, ``int``,
+``.item()``, a function returning a Python number) becomes a *guard*: the
+replay checks it still has the recorded value, so a replay never follows a
+branch that the recording did not take. What cannot be recorded (a view taken
+by a NumPy internal, a buffer handed to C code) raises :class:`Unrecordable`,
+and the call is left to the interpreter.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Traced", "Recorder", "Unrecordable"]
+
+
+class Unrecordable(BaseException):
+    """This call cannot be recorded; the transform runs the interpreter.
+
+    A BaseException, so that a function's own ``except Exception`` does not
+    swallow it and go on with a recording that is already wrong.
+    """
+
+
+#: NumPy functions whose result depends only on shapes and dtypes, fixed by
+#: the recording's signature: their values are constants, with no guard.
+STATIC_FUNCTIONS = frozenset({
+    np.shape, np.ndim, np.size, np.result_type, np.can_cast, np.iscomplexobj,
+    np.isrealobj, np.min_scalar_type, np.broadcast_shapes,
+})
+
+#: ndarray methods recorded as operations; the others are static attributes
+#: (shape, dtype, ...) or leave the recording (see ``_UNRECORDABLE``).
+RECORDED_METHODS = (
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "byteswap",
+    "choose", "clip", "compress", "conj", "conjugate", "copy", "cumprod", "cumsum",
+    "diagonal", "dot", "fill", "flatten", "getfield", "item", "max", "mean", "min",
+    "nonzero", "partition", "prod", "put", "ravel", "repeat", "reshape", "resize", "round",
+    "searchsorted", "setfield", "sort", "squeeze", "std", "sum", "swapaxes", "take",
+    "tobytes", "tolist", "trace", "transpose", "var", "__getitem__", "__setitem__",
+    "__copy__", "__deepcopy__", "__contains__", "__array__",
+)
+#: Methods that write into their array: the operation is never dropped.
+MUTATING_METHODS = frozenset({"fill", "put", "resize", "sort", "partition", "setfield",
+                              "__setitem__", "byteswap"})
+#: Methods whose result shape depends on the values: the replay checks it.
+VALUE_SHAPED_METHODS = frozenset({"nonzero", "compress", "__getitem__"})
+_UNRECORDABLE = ("base", "data", "ctypes", "flat", "__array_interface__",
+                 "__array_struct__", "dump", "dumps", "tofile", "__reduce__",
+                 "__reduce_ex__", "__dlpack__", "setflags", "to_device")
+
+
+class Traced(np.ndarray):
+    """A register of a program being recorded (see the module docstring)."""
+
+    def __array_finalize__(self, obj: Any) -> None:
+        # A view NumPy made itself (not through a recorded call): no register.
+        self._recorder = getattr(obj, "_recorder", None)
+        self._slot = None
+        self._value = None
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
+        if not _only_arrays(inputs) or not _only_arrays(kwargs.get("out", ())):
+            return NotImplemented  # a Dual (or another box) among them interprets the call
+        recorder = _recorder_of(inputs, kwargs)
+        call = ufunc if method == "__call__" else getattr(ufunc, method)
+        name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+        return recorder.call(call, inputs, kwargs, name=name,
+                             mutates=kwargs.get("out") is not None or method == "at")
+
+    def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict):
+        if not all(issubclass(t, np.ndarray) for t in types):
+            return NotImplemented
+        recorder = _recorder_of(args, kwargs)
+        if func in STATIC_FUNCTIONS:
+            return func(*_values(args), **_values(kwargs))
+        return recorder.call(func, args, kwargs, name=getattr(func, "__name__", "f"),
+                             mutates=func in MUTATING_FUNCTIONS or
+                             kwargs.get("out") is not None,
+                             value_shaped=func not in SHAPE_STATIC_FUNCTIONS)
+
+    # Conversions to Python: the value is guarded.
+    def __bool__(self) -> bool: return self._recorder.call(bool, (self,), {}, name="bool")
+    def __float__(self) -> float: return self._recorder.call(float, (self,), {}, name="float")
+    def __int__(self) -> int: return self._recorder.call(int, (self,), {}, name="int")
+    def __complex__(self) -> complex:
+        return self._recorder.call(complex, (self,), {}, name="complex")
+    def __index__(self) -> int:
+        return self._recorder.call(operator.index, (self,), {}, name="index")
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    @property
+    def T(self) -> Any:
+        return self._recorder.call(np.transpose, (self,), {}, name="T")
+
+    @property
+    def mT(self) -> Any:
+        return self._recorder.call(np.matrix_transpose, (self,), {}, name="mT")
+
+    @property
+    def real(self) -> Any:
+        return self._recorder.call(np.real, (self,), {}, name="real")
+
+    @property
+    def imag(self) -> Any:
+        return self._recorder.call(np.imag, (self,), {}, name="imag")
+
+    def view(self, *args: Any, **kwargs: Any) -> Any:
+        return self._recorder.call(np.ndarray.view, (self,) + args, kwargs, name="view")
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _method(name: str) -> Callable:
+    unbound = getattr(np.ndarray, name)
+
+    def method(self, *args: Any, **kwargs: Any) -> Any:
+        return self._recorder.call(unbound, (self,) + args, kwargs, name=name, method=True,
+                                   mutates=name in MUTATING_METHODS,
+                                   value_shaped=name in VALUE_SHAPED_METHODS)
+
+    method.__name__ = name
+    return method
+
+
+def _refuse(name: str) -> Any:
+    def refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise Unrecordable(f"ndarray.{name} of a recorded value")
+
+    return property(refuse) if not callable(getattr(np.ndarray, name, None)) \
+        or name in ("base", "data", "ctypes", "flat") else refuse
+
+
+for _name in RECORDED_METHODS:
+    setattr(Traced, _name, _method(_name))
+for _name in _UNRECORDABLE:
+    setattr(Traced, _name, _refuse(_name))
+del _name
+
+#: NumPy functions that write into an argument: never dropped from a program.
+MUTATING_FUNCTIONS = frozenset({np.copyto, np.put, np.place, np.put_along_axis,
+                                np.fill_diagonal, np.putmask})
+
+#: NumPy functions (with ``__array_function__``) whose result shape follows from
+#: the shapes of their arguments; for the others the replay checks the shape.
+SHAPE_STATIC_FUNCTIONS = frozenset({
+    np.sum, np.prod, np.mean, np.std, np.var, np.max, np.min, np.amax, np.amin,
+    np.cumsum, np.cumprod, np.dot, np.vdot, np.inner, np.outer, np.tensordot, np.einsum,
+    np.matmul, np.kron, np.trace, np.diagonal, np.diag, np.reshape, np.ravel,
+    np.transpose, np.swapaxes, np.moveaxis, np.squeeze, np.expand_dims, np.broadcast_to,
+    np.broadcast_arrays, np.concatenate, np.stack, np.hstack, np.vstack, np.column_stack,
+    np.atleast_1d, np.atleast_2d, np.atleast_3d, np.take, np.take_along_axis,
+    np.where, np.clip, np.copy, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
+    np.tril, np.triu, np.flip, np.roll, np.tile, np.repeat, np.split, np.array_split,
+    np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.slogdet, np.linalg.cholesky,
+    np.linalg.eigh, np.linalg.eigvalsh, np.linalg.qr, np.linalg.svd, np.linalg.norm,
+    np.linalg.lstsq, np.linalg.pinv, np.linalg.matrix_power, np.linalg.multi_dot,
+    np.copyto, np.put_along_axis, np.fill_diagonal, np.argsort, np.argmax, np.argmin,
+    np.sort, np.abs, np.all, np.any, np.isnan, np.isfinite, np.real, np.imag,
+    np.matrix_transpose, np.cross, np.convolve, np.diff, np.gradient, np.interp,
+    np.polyval, np.average, np.cov, np.corrcoef, np.linalg.matrix_rank, np.nan_to_num,
+})
+
+
+def _only_arrays(values: Any) -> bool:
+    for v in values:
+        if hasattr(v, "__array_ufunc__") and not isinstance(v, np.ndarray) \
+                and not isinstance(v, np.generic):
+            return False
+    return True
+
+
+def _recorder_of(args: Any, kwargs: dict) -> Recorder:
+    found = None
+    for value in _leaves(args, kwargs):
+        if isinstance(value, Traced):
+            if value._recorder is None or value._slot is None:
+                raise Unrecordable("a view made inside NumPy, not by a recorded call")
+            if found is not None and value._recorder is not found:
+                raise Unrecordable("values of two recordings meet")
+            found = value._recorder
+    if found is None:
+        raise Unrecordable("no recorded value among the arguments")
+    return found
+
+
+def _leaves(args: Any, kwargs: dict):
+    stack = [args, tuple(kwargs.values())]
+    while stack:
+        item = stack.pop()
+        if type(item) in (tuple, list):
+            stack.extend(item)
+        elif isinstance(item, slice):
+            stack.extend((item.start, item.stop, item.step))
+        else:
+            yield item
+
+
+def _values(x: Any) -> Any:
+    """``x`` with every Traced array replaced by its plain value."""
+    if isinstance(x, Traced):
+        if x._slot is None:
+            raise Unrecordable("a view made inside NumPy, not by a recorded call")
+        return x._value
+    t = type(x)
+    if t is tuple or t is list:
+        return t(_values(v) for v in x)
+    if t is dict:
+        return {k: _values(v) for k, v in x.items()}
+    if t is slice:
+        return slice(_values(x.start), _values(x.stop), _values(x.step))
+    return x
+
+
+class Recorder:
+    """The :class:`Operation` s of one recording, in the order they ran."""
+
+    def __init__(self, poisoned: bool = False) -> None:
+        self.operations: list[Operation] = []
+        self.registers = 0
+        self.failed: str | None = None
+        #: Whether the Traced arrays' own memory holds other numbers than their
+        #: values: what reads it without a recorded call reads them (see cache.py).
+        self.poisoned = poisoned
+
+    def input(self, value: np.ndarray) -> Traced:
+        return self._register(np.asarray(value))
+
+    def _register(self, value: Any) -> Traced:
+        value = np.asarray(value) if isinstance(value, np.generic) else value
+        traced = (_poison(value) if self.poisoned else value).view(Traced)
+        traced._recorder, traced._slot, traced._value = self, self.registers, value
+        self.registers += 1
+        return traced
+
+    def call(self, func: Callable, args: tuple, kwargs: dict, *, name: str,
+             mutates: bool = False, value_shaped: bool = False, method: bool = False) -> Any:
+        if self.failed:
+            raise Unrecordable(self.failed)
+        out = kwargs.get("out")
+        out = None if out is None else out if type(out) is tuple else (out,)
+        if out is not None and all(o is None for o in out):
+            out = None
+        if mutates:
+            target = out if out is not None else args[:1]
+            if not all(type(t) is Traced for t in target):
+                self.failed = f"{name} writes into an array that is not recorded"
+                raise Unrecordable(self.failed)
+        result = func(*_values(args), **_values(kwargs))
+        operation = Operation(func, _template(args), _template(kwargs), name, mutates, method)
+        self.operations.append(operation)
+        if out is not None and len(out) == 1 and result is out[0]._value:
+            out[0]._slot = operation.outputs = self.registers  # np.add(a, b, out=a) is a
+            self.registers += 1
+            return out[0]
+        if isinstance(result, (np.ndarray, np.generic)):
+            wrapped = self._register(result)
+            operation.outputs = wrapped._slot
+            if value_shaped:
+                operation.checks.append(("shape", wrapped._slot, np.shape(result)))
+        elif type(result) is tuple or (isinstance(result, tuple) and hasattr(result, "_make")):
+            items, slots = [], []
+            for item in result:
+                if isinstance(item, (np.ndarray, np.generic)):
+                    item = self._register(item)
+                    slots.append(item._slot)
+                    if value_shaped:
+                        operation.checks.append(("shape", item._slot, np.shape(item._value)))
+                else:
+                    slots.append(self._guard(item, operation, name))
+                items.append(item)
+            operation.outputs = tuple(slots)
+            wrapped = result._make(items) if hasattr(result, "_make") else tuple(items)
+        elif result is None:
+            operation.mutates = True  # called for its effect: an in-place method, a setitem
+            wrapped = None
+        else:
+            operation.outputs = self._guard(result, operation, name)
+            wrapped = result
+        return wrapped
+
+    def _guard(self, value: Any, operation: Operation, name: str) -> int:
+        """A register for a Python value the replay must find again."""
+        if not isinstance(value, (bool, int, float, complex, str, bytes, list, type(None))):
+            self.failed = f"{name} returned a {type(value).__name__}"
+            raise Unrecordable(self.failed)
+        slot = self.registers
+        self.registers += 1
+        operation.checks.append(("equal", slot, value))
+        return slot
+
+
+class Operation:
+    """One recorded call: ``outputs = func(*args, **kwargs)``.
+
+    ``args``/``kwargs`` hold :class:`Register` markers where a recorded value
+    went in; ``outputs`` is a register, a tuple of registers (a tuple result,
+    unpacked), or None; ``checks`` are the guards the replay verifies after it:
+    ``("shape", slot, shape)`` and ``("equal", slot, value)``. A ``method`` is
+    replayed by name on its first argument (``x.reshape(...)``, ``x[i]``), so that
+    it applies to the NumPy scalar a replay may hold where the recording held a
+    0-d array.
+    """
+
+    __slots__ = ("func", "args", "kwargs", "name", "mutates", "method", "outputs", "checks")
+
+    def __init__(self, func: Callable, args: Any, kwargs: Any, name: str,
+                 mutates: bool, method: bool = False) -> None:
+        self.func, self.args, self.kwargs, self.name = func, args, kwargs, name
+        self.mutates, self.method = mutates, method
+        self.outputs: int | tuple | None = None
+        self.checks: list[tuple] = []
+
+
+def _poison(value: np.ndarray) -> np.ndarray:
+    """An array of ``value``'s shape, dtype, strides and flags holding other numbers
+    (the same layout, so that code looking at strides or flags goes the same way)."""
+    kind = value.dtype.kind
+    with np.errstate(all="ignore"):
+        if kind == "b":
+            other = ~value
+        elif kind in "iu":
+            other = value + value.dtype.type(1)
+        elif kind in "fc":
+            other = value * value.dtype.type(-1.5) + value.dtype.type(0.25)
+        else:
+            other = value
+    itemsize = value.dtype.itemsize
+    low = sum(min(0, (n - 1) * s) for n, s in zip(value.shape, value.strides))
+    high = sum(max(0, (n - 1) * s) for n, s in zip(value.shape, value.strides)) + itemsize
+    memory = np.empty(max(high - low, itemsize) if value.size else itemsize, np.uint8)
+    poisoned = np.ndarray(value.shape, value.dtype, buffer=memory, offset=-low,
+                          strides=value.strides)
+    poisoned[...] = other
+    poisoned.flags.writeable = value.flags.writeable
+    return poisoned
+
+
+def same_recording(a: Recorder, a_outputs: list, b: Recorder, b_outputs: list) -> bool:
+    """Whether two recordings made the same calls with the same constants (the
+    second one poisoned): registers in the same places, constants equal."""
+    if len(a.operations) != len(b.operations) or len(a_outputs) != len(b_outputs):
+        return False
+    for x, y in zip(a.operations, b.operations):
+        if (x.func != y.func or x.name != y.name or x.outputs != y.outputs
+                or x.mutates != y.mutates or not _same(x.args, y.args)
+                or not _same(x.kwargs, y.kwargs) or not _same(x.checks, y.checks)):
+            return False
+    return _same([_template(o) for o in a_outputs], [_template(o) for o in b_outputs])
+
+
+def _same(x: Any, y: Any) -> bool:
+    if type(x) is not type(y):
+        return False
+    if isinstance(x, Register):
+        return x.slot == y.slot
+    if type(x) in (tuple, list):
+        return len(x) == len(y) and all(_same(u, v) for u, v in zip(x, y))
+    if type(x) is dict:
+        return x.keys() == y.keys() and all(_same(x[k], y[k]) for k in x)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+    if isinstance(x, slice):
+        return _same((x.start, x.stop, x.step), (y.start, y.stop, y.step))
+    try:
+        return bool(x is y or x == y or (x != x and y != y))
+    except Exception:
+        return False
+
+
+class Register:
+    """Where a recorded value enters an operation's arguments."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: int) -> None:
+        self.slot = slot
+
+    def __repr__(self) -> str:
+        return f"r{self.slot}"
+
+
+def _template(x: Any) -> Any:
+    if isinstance(x, Traced):
+        return Register(x._slot)
+    t = type(x)
+    if t is tuple or t is list:
+        return t(_template(v) for v in x)
+    if t is dict:
+        return {k: _template(v) for k, v in x.items()}
+    if t is slice and any(isinstance(v, Traced) for v in (x.start, x.stop, x.step)):
+        raise Unrecordable("a slice bound computed from a recorded value")
+    return x
