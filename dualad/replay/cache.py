@@ -50,6 +50,8 @@ CACHE_SIZE = 8
 MAX_GUARD_FAILURES = 8
 
 _SEEN = "seen"
+#: Argument types taken as they are, with no pytree flattening.
+_FLAT = frozenset({np.ndarray, float, int})
 
 
 class Interpreted:
@@ -94,10 +96,15 @@ class Replayed:
         self.lock = threading.Lock()
 
     def __call__(self, *args: Any) -> Any:
-        leaves, tree = optree.tree_flatten(args)
+        for a in args:
+            if type(a) not in _FLAT:
+                leaves, tree = optree.tree_flatten(args)
+                break
+        else:  # arrays and numbers only, the common case: no pytree to flatten
+            leaves, tree = args, len(args)
         positions = self._positions.get(tree)
         if positions is None:
-            positions = self._positions_of(tree)
+            positions = self._positions_of(tree, args)
         key = self._signature(tree, leaves, positions) if positions else None
         if key is None:
             return self.interpret(*args)
@@ -107,7 +114,8 @@ class Replayed:
             return self.interpret(*args)
         if type(entry) is Interpreted:
             return self.interpret(*args)
-        inputs = [np.asarray(leaves[i]) for i in positions]
+        inputs = [x if type(x) is np.ndarray else np.asarray(x)
+                  for x in [leaves[i] for i in positions]]
         if entry is _SEEN:
             return self._record(key, args, leaves, tree, positions, inputs)
         for i, data in entry.fixed:
@@ -125,10 +133,11 @@ class Replayed:
             self._remember(key, Interpreted(f"the replay raised {error!r}"))
         return self.interpret(*args)
 
-    def _positions_of(self, tree: Any) -> tuple:
+    def _positions_of(self, tree: Any, args: tuple) -> tuple:
         """The traced leaves' positions for this structure of arguments (remembered);
         empty when the interpreter should say what is wrong with them."""
-        positions = tuple(self.differentiated(tree) or ())
+        spec = optree.tree_structure(args) if type(tree) is int else tree
+        positions = tuple(self.differentiated(spec) or ())
         with self.lock:
             if len(self._positions) >= self.maxsize:
                 self._positions.clear()
@@ -146,11 +155,11 @@ class Replayed:
             if kind is np.ndarray:
                 if leaf.dtype.hasobject:
                     return None
-                parts.append((leaf.shape, leaf.dtype.str, leaf.strides))
+                parts.append((leaf.shape, leaf.dtype, leaf.strides))
             elif i in positions:
                 if not (kind is float or kind is int or isinstance(leaf, np.generic)):
                     return None
-                parts.append((kind, np.asarray(leaf).dtype.str))
+                parts.append(kind)  # the type fixes the dtype
             elif isinstance(leaf, np.ndarray):
                 return None
             else:
@@ -201,7 +210,7 @@ class Replayed:
             replaced[i] = t
         for i, copy in frozen:
             replaced[i] = copy
-        out = self.interpret(*tree.unflatten(replaced))
+        out = self.interpret(*(replaced if type(tree) is int else tree.unflatten(replaced)))
         out_leaves, out_tree = optree.tree_flatten(out)
         if recorder.failed:
             raise Unrecordable(recorder.failed)

@@ -38,7 +38,8 @@ class Program:
 
     def __init__(self, recorder: Recorder, inputs: list[Traced], outputs: list) -> None:
         self._names: dict[int, str] = {}
-        self._namespace: dict[str, Any] = {"_GuardFailed": GuardFailed, "_copy": np.copy}
+        self._namespace: dict[str, Any] = {"_GuardFailed": GuardFailed, "_copy": np.copy,
+                                           "_errstate": np.errstate}
         out_slots, results = set(), []
         for o in outputs:
             if isinstance(o, Traced):
@@ -53,7 +54,21 @@ class Program:
         # than NumPy arrays or scalars.
         self._python_values = {slot for op in kept for kind, slot, _ in op.checks
                                if kind == "equal"}
-        lines = [line for op in kept for line in self._lines(op)]
+        # Each register is dropped after its last use, as the interpreter drops its
+        # temporaries: at 10⁶ elements, holding them all doubles the memory touched.
+        last_use = {}
+        for index, op in enumerate(kept):
+            for slot in _registers((op.args, op.kwargs)):
+                last_use[slot] = index
+        dead_after: dict[int, list] = {}
+        for slot, index in last_use.items():
+            if slot not in out_slots:
+                dead_after.setdefault(index, []).append(f"r{slot}")
+        lines = []
+        for index, op in enumerate(kept):
+            lines += self._lines(op)
+            if index in dead_after:
+                lines.append("del " + ", ".join(sorted(set(dead_after[index]))))
         params = ", ".join(f"r{t._slot}" for t in inputs)
         body = "\n    ".join(lines + [f"return [{', '.join(results)}]"])
         self.source = f"def replay({params}):\n    {body}\n"
@@ -121,14 +136,28 @@ class Program:
             else:
                 lines.append(f"if type(r{slot}) is not {self._constant(type(value))} or "
                              f"r{slot} != {self._constant(value)}: raise _GuardFailed")
+        if op.errstate is not None:
+            lines = [f"with _errstate(**{op.errstate!r}):"] + ["    " + line for line in lines]
         return lines
 
 
+#: Operations whose result is new memory, which nothing else sees until it is used.
+FRESH = frozenset({"zeros_like", "empty_like", "ones_like", "full_like", "copy", "array"})
+
+
 def live_operations(operations: list[Operation], out_slots: set) -> list[Operation]:
-    """The operations an output, a guard or a write needs, in their order."""
+    """The operations an output, a guard or a write needs, in their order.
+
+    A write into fresh memory that no later operation reads is dropped too (the
+    primal part of a reverse sweep that only its tangent needs), when that memory
+    is only written and read by ufuncs, which take no views of it."""
+    droppable = _written_and_read_by_ufuncs(operations) - out_slots
     needed = set(out_slots)
     kept = []
     for op in reversed(operations):
+        target = _write_target(op)
+        if target in droppable and target not in needed:
+            continue
         outputs = op.outputs if type(op.outputs) is tuple else (op.outputs,)
         if op.mutates or op.checks or needed.intersection(outputs):
             kept.append(op)
@@ -136,6 +165,27 @@ def live_operations(operations: list[Operation], out_slots: set) -> list[Operati
             needed.update(_registers(op.kwargs))
     kept.reverse()
     return kept
+
+
+def _write_target(op: Operation) -> int | None:
+    """The register a method writes into (``x[i] = v``, ``x.fill(v)``), if any."""
+    if op.mutates and op.method and op.args and isinstance(op.args[0], Register):
+        return op.args[0].slot
+    return None
+
+
+def _written_and_read_by_ufuncs(operations: list[Operation]) -> set:
+    """Registers of fresh memory whose every use is a write into them or a ufunc."""
+    fresh = {op.outputs for op in operations if op.name in FRESH and type(op.outputs) is int}
+    for op in operations:
+        target = _write_target(op)
+        ufunc = isinstance(op.func, np.ufunc) or isinstance(getattr(op.func, "__self__", None),
+                                                            np.ufunc)
+        if target is not None:
+            fresh.difference_update(_registers((op.args[1:], op.kwargs)))
+        elif not ufunc or op.mutates:
+            fresh.difference_update(_registers((op.args, op.kwargs)))
+    return fresh
 
 
 def _registers(x: Any):

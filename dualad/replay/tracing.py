@@ -131,12 +131,26 @@ def _method(name: str) -> Callable:
     unbound = getattr(np.ndarray, name)
 
     def method(self, *args: Any, **kwargs: Any) -> Any:
+        value_shaped = name in VALUE_SHAPED_METHODS and (
+            name != "__getitem__" or _masks(args[0]))
         return self._recorder.call(unbound, (self,) + args, kwargs, name=name, method=True,
                                    mutates=name in MUTATING_METHODS,
-                                   value_shaped=name in VALUE_SHAPED_METHODS)
+                                   value_shaped=value_shaped)
 
     method.__name__ = name
     return method
+
+
+def _masks(index: Any) -> bool:
+    """Whether an index holds a boolean mask (its result's shape depends on values)."""
+    items = index if type(index) is tuple else (index,)
+    for item in items:
+        if isinstance(item, np.ndarray) and item.dtype.kind == "b":
+            return True
+        if type(item) is list and any(type(v) is bool or isinstance(v, (list, np.ndarray))
+                                      for v in item):
+            return True
+    return False
 
 
 def _refuse(name: str) -> Any:
@@ -235,6 +249,7 @@ class Recorder:
         self.operations: list[Operation] = []
         self.registers = 0
         self.failed: str | None = None
+        self.errstate = np.geterr()  # what a call under np.errstate(...) differs from
         #: Whether the Traced arrays' own memory holds other numbers than their
         #: values: what reads it without a recorded call reads them (see cache.py).
         self.poisoned = poisoned
@@ -264,6 +279,9 @@ class Recorder:
                 raise Unrecordable(self.failed)
         result = func(*_values(args), **_values(kwargs))
         operation = Operation(func, _template(args), _template(kwargs), name, mutates, method)
+        errstate = np.geterr()
+        if errstate != self.errstate:  # a rule's np.errstate(...): the replay's too
+            operation.errstate = errstate
         self.operations.append(operation)
         if out is not None and len(out) == 1 and result is out[0]._value:
             out[0]._slot = operation.outputs = self.registers  # np.add(a, b, out=a) is a
@@ -318,7 +336,8 @@ class Operation:
     0-d array.
     """
 
-    __slots__ = ("func", "args", "kwargs", "name", "mutates", "method", "outputs", "checks")
+    __slots__ = ("func", "args", "kwargs", "name", "mutates", "method", "outputs", "checks",
+                 "errstate")
 
     def __init__(self, func: Callable, args: Any, kwargs: Any, name: str,
                  mutates: bool, method: bool = False) -> None:
@@ -326,6 +345,7 @@ class Operation:
         self.mutates, self.method = mutates, method
         self.outputs: int | tuple | None = None
         self.checks: list[tuple] = []
+        self.errstate: dict | None = None
 
 
 def _poison(value: np.ndarray) -> np.ndarray:
