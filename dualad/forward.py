@@ -195,7 +195,8 @@ def derivative(fun: Callable, argnums: int = 0, *,
                replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The derivative of a function of one scalar: ``derivative(f)(x) = f'(x)``.
 
-    The result has the shape (and pytree structure) of ``f``'s output.
+    The result has the shape (and pytree structure) of ``f``'s output; ``replay``
+    as in :func:`jacfwd`.
 
     Examples
     --------

@@ -65,6 +65,9 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
         For array backends: applied to every block of ε1 seeds (of the forward
         pass with fwd-rev) before a pass
         (``dualad_gpu`` uses it to shard the seed axis across devices).
+    replay:
+        Replay the NumPy calls recorded at an earlier call with the same signature,
+        as :func:`~dualad.jacfwd` does; ``False`` runs the interpreter every time.
 
     Returns
     -------
@@ -204,7 +207,8 @@ def _hvp(fun: Callable, primals: Sequence, tangents: Sequence, mode: str,
 
 def second_derivative(fun: Callable, argnums: int = 0, *,
                       replay: bool = REPLAY_BY_DEFAULT) -> Callable:
-    """``f''(x)`` of a function of one scalar (any output shape), in one pass.
+    """``f''(x)`` of a function of one scalar (any output shape), in one pass
+    (``replay`` as in :func:`~dualad.jacfwd`).
 
     Examples
     --------

@@ -66,6 +66,14 @@ def test_bench_runs_from_the_command_line():
     assert "jacfwd ln(x1)+x1*x2-sin(x2)" in run.stdout
 
 
+def test_bench_profiles_the_replay(capsys):
+    from dualad.bench import main as bench_main
+
+    assert bench_main(["--only", "jacfwd_textbook", "--profile", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "jacfwd_textbook / dualad, 20 calls" in out and "<dualad replay>" in out
+
+
 def test_traces_agree_with_the_transforms():
     forward = demo.forward_trace()
     assert_allclose(forward[-1][2], demo.textbook(2.0, 5.0))

@@ -193,3 +193,46 @@ def test_replay_false_and_nested_transforms_interpret():
         np.testing.assert_array_equal(hess(x), dualad.hessian(
             lambda x: np.sum(np.sin(x) ** 2), mode="fwd-rev", replay=False)(x))
     assert len(g.entries) == 0
+
+
+# -- random programs ---------------------------------------------------------------
+
+_STEPS = [
+    lambda x, c: np.sin(x) * c,
+    lambda x, c: np.tanh(x + c),
+    lambda x, c: x * x - c,
+    lambda x, c: np.exp(-x ** 2) + c * x,
+    lambda x, c: np.where(x > c, x, c * x),                # a mask on values
+    lambda x, c: np.maximum(x, c) - np.minimum(x, 0.5 * c),
+    lambda x, c: x / (1.0 + np.abs(x)),
+    lambda x, c: np.cumsum(x) * c,
+    lambda x, c: x[::-1] + c,
+    lambda x, c: np.sort(x) * c,                           # order depends on values
+    lambda x, c: x - np.mean(x) * c,
+    lambda x, c: np.roll(x, 1) * x,
+    lambda x, c: (x if np.sum(x) > c else -x) * 1.5,      # a Python branch on a value
+    lambda x, c: np.concatenate([x[1:], x[:1] * c]),
+    lambda x, c: np.linalg.solve(np.eye(x.size) * 3.0 + np.outer(x, x) * 0.1, x),
+]
+
+
+def _program(steps, constants):
+    def f(x):
+        for step, c in zip(steps, constants):
+            x = _STEPS[step](x, c)
+        return np.sum(x ** 2) if len(steps) % 2 else x
+    return f
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_replay_equals_the_interpreter_on_random_programs(seed):
+    rng = np.random.default_rng(seed)
+    steps = rng.integers(0, len(_STEPS), size=rng.integers(2, 7))
+    f = _program(steps, rng.uniform(-1.0, 1.0, len(steps)))
+    transforms = [(dualad.jacfwd(f), dualad.jacfwd(f, replay=False)),
+                  (dualad.jacrev(f), dualad.jacrev(f, replay=False)),
+                  (dualad.hessian(f), dualad.hessian(f, replay=False))]
+    for replayed, interpreted in transforms:
+        for _ in range(6):
+            x = rng.normal(size=5)
+            assert identical(replayed(x), interpreted(x)), list(steps)

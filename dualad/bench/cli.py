@@ -45,6 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="also list every implementation's absolute time")
     parser.add_argument("--check", action="store_true",
                         help="exit with status 1 if dualad misses a target")
+    parser.add_argument("--profile", type=int, default=0, metavar="CALLS",
+                        help="instead of timing, profile dualad's implementations of the "
+                             "problems over CALLS calls each (after five calls, so that the "
+                             "replay runs; DUALAD_REPLAY=0 profiles the interpreter) and print "
+                             "the functions with the most own time")
     parser.add_argument("--slow", type=float, default=1.0,
                         help="time once, not in loops, what takes this many seconds per "
                              "call (default 1)")
@@ -66,6 +71,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                   else [PROBLEMS[name]]))
     problems = [PROBLEMS[name] for name in selected]
 
+    if args.profile:
+        for problem in problems:
+            profile(problem, args.profile)
+        return 0
     results = run(problems, peers=peers, repeat=args.repeat, min_time=args.min_time,
                   slow=args.slow)
     print(f"dualad {dualad.__version__}, numpy {np.__version__}, Python "
@@ -89,3 +98,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     missed = [r.problem.name for r in results if r.met is False]
     return 1 if args.check and missed else 0
 
+
+
+def profile(problem, calls: int, top: int = 8) -> None:
+    """Print where dualad's implementations of ``problem`` spend ``calls`` calls:
+    cProfile's functions with the most own time, per implementation."""
+    import cProfile
+    import io
+    import pstats
+
+    for name in problem.own:
+        thunk = problem.factories[name]()
+        for _ in range(5):
+            thunk()
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(calls):
+            thunk()
+        profiler.disable()
+        text = io.StringIO()
+        stats = pstats.Stats(profiler, stream=text)
+        stats.sort_stats("tottime").print_stats(top)
+        lines = [line for line in text.getvalue().splitlines()
+                 if line.strip() and not line.lstrip().startswith(("Ordered by", "List reduced"))]
+        print(f"\n{problem.name} / {name}, {calls} calls:")
+        print("\n".join(lines))
