@@ -67,10 +67,16 @@ class Program:
             if slot not in out_slots:
                 dead_after.setdefault(index, []).append(f"r{slot}")
         lines = []
+        errstate = None  # one `with np.errstate(...)` block per run of calls under it
         for index, op in enumerate(kept):
-            lines += self._lines(op)
+            if op.errstate != errstate:
+                errstate = op.errstate
+                if errstate is not None:
+                    lines.append(f"with _errstate(**{errstate!r}):")
+            indent = "    " if errstate is not None else ""
+            lines += [indent + line for line in self._lines(op)]
             if index in dead_after:
-                lines.append("del " + ", ".join(sorted(set(dead_after[index]))))
+                lines.append(indent + "del " + ", ".join(sorted(set(dead_after[index]))))
         params = ", ".join(f"r{t._slot}" for t in inputs)
         body = "\n    ".join(lines + [f"return [{', '.join(results)}]"])
         self.source = f"def replay({params}):\n    {body}\n"
@@ -138,8 +144,6 @@ class Program:
             else:
                 lines.append(f"if type(r{slot}) is not {self._constant(type(value))} or "
                              f"r{slot} != {self._constant(value)}: raise _GuardFailed")
-        if op.errstate is not None:
-            lines = [f"with _errstate(**{op.errstate!r}):"] + ["    " + line for line in lines]
         return lines
 
 

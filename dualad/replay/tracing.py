@@ -79,7 +79,7 @@ class Traced(np.ndarray):
         call = ufunc if method == "__call__" else getattr(ufunc, method)
         name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
         return recorder.call(call, inputs, kwargs, name=name,
-                             mutates=kwargs.get("out") is not None or method == "at")
+                             mutates=_writes_out(kwargs) or method == "at")
 
     def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict):
         if not all(issubclass(t, np.ndarray) for t in types):
@@ -88,8 +88,7 @@ class Traced(np.ndarray):
         if func in STATIC_FUNCTIONS:
             return func(*_values(args), **_values(kwargs))
         return recorder.call(func, args, kwargs, name=getattr(func, "__name__", "f"),
-                             mutates=func in MUTATING_FUNCTIONS or
-                             kwargs.get("out") is not None,
+                             mutates=func in MUTATING_FUNCTIONS or _writes_out(kwargs),
                              value_shaped=func not in SHAPE_STATIC_FUNCTIONS)
 
     # Conversions to Python: the value is guarded.
@@ -122,7 +121,8 @@ class Traced(np.ndarray):
         return self._recorder.call(np.imag, (self,), {}, name="imag")
 
     def view(self, *args: Any, **kwargs: Any) -> Any:
-        return self._recorder.call(np.ndarray.view, (self,) + args, kwargs, name="view")
+        return self._recorder.call(np.ndarray.view, (self,) + args, kwargs, name="view",
+                                   method=True)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -190,6 +190,11 @@ SHAPE_STATIC_FUNCTIONS = frozenset({
     np.matrix_transpose, np.cross, np.convolve, np.diff, np.gradient, np.interp,
     np.polyval, np.average, np.cov, np.corrcoef, np.linalg.matrix_rank, np.nan_to_num,
 })
+
+
+def _writes_out(kwargs: dict) -> bool:
+    out = kwargs.get("out")
+    return out is not None and (type(out) is not tuple or any(o is not None for o in out))
 
 
 def _only_arrays(values: Any) -> bool:
