@@ -15,5 +15,5 @@ from .cache import (CACHE_SIZE, REPLAY_BY_DEFAULT, Replayed, identical, replayed
 from .program import GuardFailed, Program
 from .tracing import Recorder, Traced, Unrecordable
 
-__all__ = ["CACHE_SIZE", "REPLAY_BY_DEFAULT", "Replayed", "identical", "replayed", "replayed_call", "GuardFailed",
-           "Program", "Recorder", "Traced", "Unrecordable"]
+__all__ = ["CACHE_SIZE", "REPLAY_BY_DEFAULT", "Replayed", "identical", "replayed",
+           "replayed_call", "GuardFailed", "Program", "Recorder", "Traced", "Unrecordable"]

@@ -37,8 +37,8 @@ import optree
 from .program import GuardFailed, Program
 from .tracing import Recorder, Unrecordable, same_recording
 
-__all__ = ["Replayed", "replayed", "replayed_call", "leaves_of_arguments", "identical", "REPLAY_BY_DEFAULT",
-           "CACHE_SIZE"]
+__all__ = ["Replayed", "replayed", "replayed_call", "leaves_of_arguments", "identical",
+           "REPLAY_BY_DEFAULT", "CACHE_SIZE"]
 
 #: Whether transforms replay unless told ``replay=False``; the environment
 #: variable ``DUALAD_REPLAY=0`` turns it off for the process.

@@ -105,7 +105,8 @@ class _Sensitivity:
         a, ta = list(vals[:self.m]), vals[self.m:]
         y, s = z[:n], np.reshape(z[n:], (k, n))
         g = _restricted(self.rhs, t, a, self.present)
-        f, jv = jvp(g, (y, *[a[i] for i in self.present]), (s, *ta), batched=True, replay=False)
+        f, jv = jvp(g, (y, *[a[i] for i in self.present]), (s, *ta), batched=True,
+                    replay=False)
         return np.concatenate([f, np.reshape(jv, (k * n,))])
 
 
