@@ -142,6 +142,15 @@ def test_writes_into_results_and_arguments_stay_local():
     assert _state(jac) == "replayed"
 
 
+def test_equal_outputs_are_distinct_arrays():
+    jac = dualad.jacfwd(lambda x: (np.sin(x) * 2, np.sin(x) * 2))  # merged in the program
+    for k in range(4):
+        a, b = jac(np.ones(3) * k)
+    assert _state(jac) == "replayed" and a is not b
+    a[:] = 0.0
+    assert np.all(b != 0.0)
+
+
 def test_dtypes_and_types_are_the_interpreter_s():
     f = lambda x: np.sum(np.exp(x) * x)
     for x in (np.ones(3, np.float32), np.ones(3), 2.0, np.float32(2.0)):

@@ -41,16 +41,19 @@ class Program:
         self._namespace: dict[str, Any] = {"_GuardFailed": GuardFailed, "_copy": np.copy,
                                            "_errstate": np.errstate}
         operations, alias = common_subexpressions(recorder.operations)
-        out_slots, results = set(), []
+        results, recorded_as = [], {}  # register -> the recording's slot of its first leaf
         for o in outputs:
             if isinstance(o, Traced):
                 slot = alias.get(o._slot, o._slot)
-                out_slots.add(slot)
-                results.append(f"r{slot}")
+                # One array per output leaf, as the interpreter gives, even where
+                # merged subexpressions made two leaves one register.
+                first = recorded_as.setdefault(slot, o._slot)
+                results.append(f"r{slot}" if first == o._slot else f"_copy(r{slot})")
             elif isinstance(o, np.ndarray):
                 results.append(f"_copy({self._constant(o)})")
             else:
                 results.append(self._expr(o))
+        out_slots = set(recorded_as)
         kept = live_operations(operations, out_slots)
         # Registers holding Python values (a guarded float(), int(), ...) rather
         # than NumPy arrays or scalars.
