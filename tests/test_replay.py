@@ -11,6 +11,7 @@ randomness, arguments that change, threads, and the cache's bounds.
 from __future__ import annotations
 
 import gc
+import math
 import threading
 
 import numpy as np
@@ -89,7 +90,8 @@ def test_replay_equals_the_interpreter_on_every_spec_row(transform):
 def test_a_branch_on_a_value_is_guarded():
     f = lambda x: x ** 2 if np.sum(x) > 0 else -x ** 3
     jac = dualad.jacfwd(f)
-    for x in ([1.0, 2.0], [2.0, 3.0], [3.0, 1.0], [-1.0, -2.0], [4.0, 1.0], [-2.0, -1.0]):
+    for x in ([1.0, 2.0], [2.0, 3.0], [3.0, 1.0], [-1.0, -2.0], [4.0, 1.0], [-2.0, -1.0],
+              [5.0, 1.0], [6.0, 2.0], [7.0, 3.0]):
         x = np.array(x)
         np.testing.assert_array_equal(jac(x), dualad.jacfwd(f, replay=False)(x))
     assert _state(jac) == "replayed"
@@ -246,3 +248,25 @@ def test_replay_equals_the_interpreter_on_random_programs(seed):
         for _ in range(6):
             x = rng.normal(size=5)
             assert identical(replayed(x), interpreted(x)), list(steps)
+
+
+def test_an_ode_right_hand_side_replays_across_t_and_its_branches():
+    def rhs(t, y, mu=5.0):  # t is a Python float, different at every call
+        forcing = np.sin(2 * t) if t > 0.5 else 0.1 * t
+        return np.array([y[1], mu * (1 - y[0] ** 2) * y[1] - y[0] + forcing * y[0]])
+
+    jac = dualad.jacfwd(rhs, argnums=1)
+    for k in range(14):
+        t, y = 0.1 * k, np.array([np.cos(k), np.sin(k)])
+        np.testing.assert_array_equal(jac(t, y), dualad.jacfwd(rhs, argnums=1, replay=False)(t, y))
+    assert _state(jac) == "replayed"  # the branch at t = 0.5 was recorded anew
+
+    def reads_the_float(t, y):  # math reads t where the recording cannot see
+        return -y * math.exp(-t)
+
+    jac = dualad.jacfwd(reads_the_float, argnums=1)
+    for k in range(5):
+        t, y = 0.1 * k, np.ones(2) * k
+        np.testing.assert_array_equal(
+            jac(t, y), dualad.jacfwd(reads_the_float, argnums=1, replay=False)(t, y))
+    assert _state(jac) == "interpreted"

@@ -2,8 +2,8 @@
 
 :class:`Replayed` wraps the function a transform returns (``jacfwd(f)``,
 ``grad(f)``, ...). For each input signature — the pytree structure, the shape,
-dtype and strides of each differentiated array, and the value of every other
-argument — it goes through three stages:
+dtype and strides of each differentiated array, the type of each Python float,
+and the value of every other argument — it goes through three stages:
 
 1. the first call runs the interpreter (a transform used once costs nothing more);
 2. the second call records the NumPy calls of the interpreter into a
@@ -16,8 +16,11 @@ argument — it goes through three stages:
    from then on the replay alone runs.
 
 A guard that fails (a branch taken differently) makes that call run the
-interpreter; a signature whose recording fails, or whose replay differs from
-the interpreter, keeps the interpreter for good. The cache is bounded (the
+interpreter and the next one record the new branch (a signature whose branches
+keep changing keeps the interpreter after MAX_GUARD_FAILURES); a signature whose
+recording fails, or whose replay differs from the interpreter, keeps the
+interpreter for good. Python floats among the other arguments (an ODE's ``t``)
+are traced too, as :class:`~dualad.replay.tracing.TracedFloat`. The cache is bounded (the
 signature changed least recently goes first) and belongs to the transformed
 function, so a new closure per call grows nothing.
 """
@@ -47,10 +50,17 @@ REPLAY_BY_DEFAULT = os.environ.get("DUALAD_REPLAY", "1") not in ("0", "false", "
 #: Input signatures remembered per transformed function.
 CACHE_SIZE = 8
 
-#: Guard failures after which a signature keeps the interpreter.
+#: Guard failures (each followed by a new recording) after which a signature keeps
+#: the interpreter.
 MAX_GUARD_FAILURES = 8
 
-_SEEN = "seen"
+class _Seen:
+    """A signature seen once (or whose branch changed): the next call records it."""
+
+    __slots__ = ("failures",)
+
+    def __init__(self, failures: int = 0) -> None:
+        self.failures = failures  # guard failures of its earlier recordings
 #: Argument types taken as they are, with no pytree flattening.
 _FLAT = frozenset({np.ndarray, float, int})
 
@@ -111,14 +121,19 @@ class Replayed:
             return self.interpret(*args)
         entry = self.entries.get(key)
         if entry is None:
-            self._remember(key, _SEEN)
+            self._remember(key, _Seen())
             return self.interpret(*args)
         if type(entry) is Interpreted:
             return self.interpret(*args)
         inputs = [x if type(x) is np.ndarray else np.asarray(x)
                   for x in [leaves[i] for i in positions]]
-        if entry is _SEEN:
-            return self._record(key, args, leaves, tree, positions, inputs)
+        # The other Python floats (an ODE's t) are traced too, as TracedFloat.
+        floats = [i for i, leaf in enumerate(leaves) if type(leaf) is float
+                  and i not in positions]
+        inputs += [leaves[i] for i in floats]
+        if type(entry) is _Seen:
+            return self._record(key, args, leaves, tree, positions, floats, inputs,
+                                entry.failures)
         for i, data in entry.fixed:
             if leaves[i].tobytes() != data:
                 return self.interpret(*args)  # an argument of the same shape, other values
@@ -126,10 +141,10 @@ class Replayed:
             return self._verify(key, entry, args, inputs)
         try:
             return entry.out_tree.unflatten(entry.program.run(*inputs))
-        except GuardFailed:
+        except GuardFailed:  # another branch: record it at the next call
             entry.failures += 1
-            if entry.failures >= MAX_GUARD_FAILURES:
-                self._remember(key, Interpreted("its branches change from call to call"))
+            self._remember(key, _Seen(entry.failures) if entry.failures < MAX_GUARD_FAILURES
+                           else Interpreted("its branches change from call to call"))
         except Exception as error:  # a replay that cannot run these values
             self._remember(key, Interpreted(f"the replay raised {error!r}"))
         return self.interpret(*args)
@@ -157,7 +172,7 @@ class Replayed:
                 if leaf.dtype.hasobject:
                     return None
                 parts.append((leaf.shape, leaf.dtype, leaf.strides))
-            elif i in positions:
+            elif i in positions or kind is float:
                 if not (kind is float or kind is int or isinstance(leaf, np.generic)):
                     return None
                 parts.append(kind)  # the type fixes the dtype
@@ -178,16 +193,18 @@ class Replayed:
             while len(self.entries) > self.maxsize:
                 self.entries.popitem(last=False)
 
-    def _record(self, key, args, leaves, tree, positions, inputs) -> Any:
+    def _record(self, key, args, leaves, tree, positions, floats, inputs,
+                failures: int = 0) -> Any:
         # The other arrays are frozen copies: the program may hold them as constants.
         frozen = [(i, np.array(leaf)) for i, leaf in enumerate(leaves)
                   if i not in positions and type(leaf) is np.ndarray]
         try:
             recorder, traced, out_leaves, out_tree = self._trace(
-                leaves, tree, positions, inputs, frozen, poisoned=False)
+                leaves, tree, positions + tuple(floats), inputs, frozen, poisoned=False)
             # Once more with the arrays' memory poisoned: a value that left the
             # recording unseen (np.asarray, C code) comes out different.
-            twin = self._trace(leaves, tree, positions, inputs, frozen, poisoned=True)
+            twin = self._trace(leaves, tree, positions + tuple(floats), inputs, frozen,
+                               poisoned=True)
             if not same_recording(recorder, out_leaves, twin[0], twin[2]):
                 raise Unrecordable("a recorded value was read where the recording cannot see")
             program = Program(recorder, traced, out_leaves)
@@ -195,7 +212,8 @@ class Replayed:
             self._remember(key, Interpreted(f"recording failed: {why}"))
             return self.interpret(*args)
         entry = _Entry(program, out_tree, [(i, c.tobytes()) for i, c in frozen],
-                       [x.tobytes() for x in inputs])
+                       [_bytes(x) for x in inputs])
+        entry.failures = failures
         agrees = self._probe(entry, leaves, tree, positions, inputs)
         entry.verified = agrees is True
         self._remember(key, entry if agrees is not False else
@@ -211,13 +229,15 @@ class Replayed:
         the recorded one (every input moved by about 10⁻⁶ of itself); None when the
         probe cannot tell (an input that is not float, the interpreter raised, a
         guard failed), which leaves the check to the next call with other values."""
+        arrays, floats = inputs[:len(positions)], inputs[len(positions):]
         probe = [x * (1.0 + 1e-6 * np.cos(np.arange(x.size) + 1.0).reshape(x.shape))
-                 if x.dtype.kind == "f" else None for x in inputs]
-        if any(p is None or p.dtype != x.dtype for p, x in zip(probe, inputs)):
+                 if x.dtype.kind == "f" else None for x in arrays]
+        if any(p is None or p.dtype != x.dtype for p, x in zip(probe, arrays)):
             return None
         moved = list(leaves)
         for i, p in zip(positions, probe):
             moved[i] = p
+        probe += floats
         try:
             with np.errstate(all="ignore"):
                 expected = self.interpret(*(moved if type(tree) is int
@@ -229,7 +249,8 @@ class Replayed:
 
     def _trace(self, leaves, tree, positions, inputs, frozen, poisoned: bool) -> tuple:
         recorder = Recorder(poisoned)
-        traced = [recorder.input(x) for x in inputs]
+        traced = [recorder.input_float(x) if type(x) is float else recorder.input(x)
+                  for x in inputs]
         replaced = list(leaves)
         for i, t in zip(positions, traced):
             replaced[i] = t
@@ -242,7 +263,7 @@ class Replayed:
         return recorder, traced, out_leaves, out_tree
 
     def _verify(self, key, entry: _Entry, args: tuple, inputs: list) -> Any:
-        if all(x.tobytes() == data for x, data in zip(inputs, entry.recorded)):
+        if all(_bytes(x) == data for x, data in zip(inputs, entry.recorded)):
             return entry.out_tree.unflatten(entry.program.run(*inputs))
         expected = self.interpret(*args)
         try:
@@ -339,6 +360,11 @@ def leaves_of_arguments(argnums: int | Sequence[int] | None) -> Callable[[Any], 
         return [leaf for i in chosen for leaf in range(starts[i], starts[i + 1])]
 
     return positions
+
+
+def _bytes(x: Any) -> bytes:
+    """An input's value, bit for bit (an array's memory, a Python float's double)."""
+    return np.float64(x).tobytes() if type(x) is float else x.tobytes()
 
 
 def identical(a: Any, b: Any) -> bool:

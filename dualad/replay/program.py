@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .tracing import Operation, Recorder, Register, Traced
+from .tracing import Operation, Recorder, Register, Traced, TracedFloat
 
 __all__ = ["GuardFailed", "Program"]
 
@@ -36,14 +36,14 @@ class Program:
     result never changes the next one.
     """
 
-    def __init__(self, recorder: Recorder, inputs: list[Traced], outputs: list) -> None:
+    def __init__(self, recorder: Recorder, inputs: list, outputs: list) -> None:
         self._names: dict[int, str] = {}
         self._namespace: dict[str, Any] = {"_GuardFailed": GuardFailed, "_copy": np.copy,
                                            "_errstate": np.errstate}
         operations, alias = common_subexpressions(recorder.operations)
         results, recorded_as = [], {}  # register -> the recording's slot of its first leaf
         for o in outputs:
-            if isinstance(o, Traced):
+            if isinstance(o, (Traced, TracedFloat)):
                 slot = alias.get(o._slot, o._slot)
                 # One array per output leaf, as the interpreter gives, even where
                 # merged subexpressions made two leaves one register.
@@ -58,7 +58,7 @@ class Program:
         # Registers holding Python values (a guarded float(), int(), ...) rather
         # than NumPy arrays or scalars.
         self._python_values = {slot for op in kept for kind, slot, _ in op.checks
-                               if kind == "equal"}
+                               if kind == "equal"} | recorder.float_slots
         # Each register is dropped after its last use, as the interpreter drops its
         # temporaries: at 10⁶ elements, holding them all doubles the memory touched.
         last_use = {}

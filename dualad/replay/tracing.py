@@ -82,7 +82,7 @@ class Traced(np.ndarray):
                              mutates=_writes_out(kwargs) or method == "at")
 
     def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict):
-        if not all(issubclass(t, np.ndarray) for t in types):
+        if not all(issubclass(t, (np.ndarray, TracedFloat)) for t in types):
             return NotImplemented
         recorder = _recorder_of(args, kwargs)
         if func in STATIC_FUNCTIONS:
@@ -167,6 +167,70 @@ for _name in _UNRECORDABLE:
     setattr(Traced, _name, _refuse(_name))
 del _name
 
+class TracedFloat(float):
+    """A Python float argument being recorded (an ODE right-hand side's ``t``).
+
+    To the function it is a float; its arithmetic, comparisons and NumPy calls are
+    recorded (comparisons and conversions as guards), and its results are
+    TracedFloats again. What reads the float without asking (``math.sin(t)``,
+    ``np.float64(t)``) reads its own value: in the poisoned twin recording that is
+    another number, so such a read shows up and the call keeps the interpreter.
+    """
+
+    __slots__ = ("_recorder", "_slot", "_value")
+
+    def __new__(cls, shown: float, recorder: Recorder, slot: int, value: float) -> TracedFloat:
+        self = float.__new__(cls, shown)
+        self._recorder, self._slot, self._value = recorder, slot, value
+        return self
+
+    __array_ufunc__ = Traced.__array_ufunc__
+    __array_function__ = Traced.__array_function__
+
+    def __float__(self) -> float:
+        return self._recorder.call(float, (self,), {}, name="float")
+
+    def __int__(self) -> int:
+        return self._recorder.call(int, (self,), {}, name="int")
+
+    def __bool__(self) -> bool:
+        return self._recorder.call(bool, (self,), {}, name="bool")
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        return self._recorder.call(round, (self, ndigits), {}, name="round")
+
+    __hash__ = float.__hash__
+
+
+def _float_method(name: str, unary: bool = False) -> Callable:
+    operation = getattr(operator, name.strip("_").removeprefix("r"), None) \
+        if name.startswith("__r") and name not in ("__round__",) else None
+    forward = getattr(operator, name.strip("_"), None)
+    reflected = name.startswith("__r")
+
+    def method(self, other: Any = None) -> Any:
+        if unary:
+            return self._recorder.call(forward, (self,), {}, name=name, float_result=True)
+        if type(other) not in (float, int, TracedFloat):
+            return NotImplemented  # an array, a NumPy scalar, a Dual: theirs to say
+        args = (other, self) if reflected else (self, other)
+        comparison = name in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
+        return self._recorder.call(operation if reflected else forward, args, {}, name=name,
+                                   float_result=not comparison)
+
+    method.__name__ = name
+    return method
+
+
+for _name in ("__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__",
+              "__pow__", "__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__",
+              "__rmod__", "__rpow__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
+              "__ge__"):
+    setattr(TracedFloat, _name, _float_method(_name))
+for _name in ("__neg__", "__pos__", "__abs__"):
+    setattr(TracedFloat, _name, _float_method(_name, unary=True))
+del _name
+
 #: NumPy functions that write into an argument: never dropped from a program.
 MUTATING_FUNCTIONS = frozenset({np.copyto, np.put, np.place, np.put_along_axis,
                                 np.fill_diagonal, np.putmask})
@@ -199,8 +263,8 @@ def _writes_out(kwargs: dict) -> bool:
 
 def _only_arrays(values: Any) -> bool:
     for v in values:
-        if hasattr(v, "__array_ufunc__") and not isinstance(v, np.ndarray) \
-                and not isinstance(v, np.generic):
+        if hasattr(v, "__array_ufunc__") and not isinstance(v, (np.ndarray, np.generic,
+                                                                 TracedFloat)):
             return False
     return True
 
@@ -208,7 +272,7 @@ def _only_arrays(values: Any) -> bool:
 def _recorder_of(args: Any, kwargs: dict) -> Recorder:
     found = None
     for value in _leaves(args, kwargs):
-        if isinstance(value, Traced):
+        if isinstance(value, (Traced, TracedFloat)):
             if value._recorder is None or value._slot is None:
                 raise Unrecordable("a view made inside NumPy, not by a recorded call")
             if found is not None and value._recorder is not found:
@@ -232,7 +296,9 @@ def _leaves(args: Any, kwargs: dict):
 
 
 def _values(x: Any) -> Any:
-    """``x`` with every Traced array replaced by its plain value."""
+    """``x`` with every Traced array (and TracedFloat) replaced by its plain value."""
+    if type(x) is TracedFloat:
+        return x._value
     if isinstance(x, Traced):
         if x._slot is None:
             raise Unrecordable("a view made inside NumPy, not by a recorded call")
@@ -258,9 +324,19 @@ class Recorder:
         #: Whether the Traced arrays' own memory holds other numbers than their
         #: values: what reads it without a recorded call reads them (see cache.py).
         self.poisoned = poisoned
+        #: Registers holding Python floats (TracedFloat), not NumPy values.
+        self.float_slots: set[int] = set()
 
     def input(self, value: np.ndarray) -> Traced:
         return self._register(np.asarray(value))
+
+    def input_float(self, value: float) -> TracedFloat:
+        """A Python float argument, recorded as a register holding a Python float."""
+        shown = value * -1.5 + 0.25 if self.poisoned else value
+        traced = TracedFloat(shown, self, self.registers, value)
+        self.registers += 1
+        self.float_slots.add(traced._slot)
+        return traced
 
     def _register(self, value: Any) -> Traced:
         value = np.asarray(value) if isinstance(value, np.generic) else value
@@ -270,7 +346,8 @@ class Recorder:
         return traced
 
     def call(self, func: Callable, args: tuple, kwargs: dict, *, name: str,
-             mutates: bool = False, value_shaped: bool = False, method: bool = False) -> Any:
+             mutates: bool = False, value_shaped: bool = False, method: bool = False,
+             float_result: bool = False) -> Any:
         if self.failed:
             raise Unrecordable(self.failed)
         out = kwargs.get("out")
@@ -313,6 +390,9 @@ class Recorder:
         elif result is None:
             operation.mutates = True  # called for its effect: an in-place method, a setitem
             wrapped = None
+        elif float_result and type(result) is float:  # TracedFloat arithmetic: no guard
+            wrapped = self.input_float(result)
+            operation.outputs = wrapped._slot
         else:
             operation.outputs = self._guard(result, operation, name)
             wrapped = result
@@ -422,13 +502,14 @@ class Register:
 
 
 def _template(x: Any) -> Any:
-    if isinstance(x, Traced):
+    if isinstance(x, Traced) or type(x) is TracedFloat:
         return Register(x._slot)
     t = type(x)
     if t is tuple or t is list:
         return t(_template(v) for v in x)
     if t is dict:
         return {k: _template(v) for k, v in x.items()}
-    if t is slice and any(isinstance(v, Traced) for v in (x.start, x.stop, x.step)):
+    if t is slice and any(isinstance(v, (Traced, TracedFloat))
+                          for v in (x.start, x.stop, x.step)):
         raise Unrecordable("a slice bound computed from a recorded value")
     return x
