@@ -261,6 +261,18 @@ def test_an_ode_right_hand_side_replays_across_t_and_its_branches():
         np.testing.assert_array_equal(jac(t, y), dualad.jacfwd(rhs, argnums=1, replay=False)(t, y))
     assert _state(jac) == "replayed"  # the branch at t = 0.5 was recorded anew
 
+    def robertson(t, y):  # an object array of 0-d Duals times t
+        return np.array([-0.04 * y[0] + 1e4 * y[1] * y[2],
+                         0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] ** 2,
+                         3e7 * y[1] ** 2]) * (1.0 + 0.1 * t)
+
+    jac = dualad.jacfwd(robertson, argnums=1)
+    for k in range(6):
+        t, y = 0.3 * k, np.array([1.0, 2e-5, 1e-2]) * (1 + k)
+        np.testing.assert_array_equal(jac(t, y),
+                                      dualad.jacfwd(robertson, argnums=1, replay=False)(t, y))
+    assert _state(jac) == "replayed"
+
     def reads_the_float(t, y):  # math reads t where the recording cannot see
         return -y * math.exp(-t)
 

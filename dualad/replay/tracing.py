@@ -75,6 +75,11 @@ class Traced(np.ndarray):
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
         if not _only_arrays(inputs) or not _only_arrays(kwargs.get("out", ())):
             return NotImplemented  # a Dual (or another box) among them interprets the call
+        if any(type(x) is np.ndarray and x.dtype.hasobject for x in inputs):
+            # np.array([d1, d2]) * t: NumPy's object loop applies the elements' own
+            # operators (recorded there) to t itself, held in an object array.
+            held = tuple(_held(x) if type(x) is TracedFloat else x for x in inputs)
+            return getattr(ufunc, method)(*held, **kwargs)
         recorder = _recorder_of(inputs, kwargs)
         call = ufunc if method == "__call__" else getattr(ufunc, method)
         name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
@@ -254,6 +259,13 @@ SHAPE_STATIC_FUNCTIONS = frozenset({
     np.matrix_transpose, np.cross, np.convolve, np.diff, np.gradient, np.interp,
     np.polyval, np.average, np.cov, np.corrcoef, np.linalg.matrix_rank, np.nan_to_num,
 })
+
+
+def _held(x: Any) -> np.ndarray:
+    """``x`` itself in a 0-d object array."""
+    held = np.empty((), object)
+    held[()] = x
+    return held
 
 
 def _writes_out(kwargs: dict) -> bool:
