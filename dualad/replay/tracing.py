@@ -162,8 +162,8 @@ def _refuse(name: str) -> Any:
     def refuse(self, *args: Any, **kwargs: Any) -> Any:
         raise Unrecordable(f"ndarray.{name} of a recorded value")
 
-    return property(refuse) if not callable(getattr(np.ndarray, name, None)) \
-        or name in ("base", "data", "ctypes", "flat") else refuse
+    # Attributes (base, data, flat, ...) are refused on reading, methods on calling.
+    return refuse if callable(getattr(np.ndarray, name)) else property(refuse)
 
 
 for _name in RECORDED_METHODS:
