@@ -41,9 +41,27 @@ __all__ = [
     "jacrev",
     "jacobian",
     "jvp",
+    "hessian_sparsity",
+    "jacobian_sparsity",
     "primal_value",
     "register_function",
     "second_derivative",
+    "sparse_hessian",
+    "sparse_jacobian",
     "value_and_grad",
     "vjp",
 ]
+
+_SPARSE = ("jacobian_sparsity", "hessian_sparsity", "sparse_jacobian", "sparse_hessian")
+
+
+def __getattr__(name: str):
+    """The sparse transforms, imported on first use: they need SciPy."""
+    if name in _SPARSE:
+        try:
+            from . import sparse
+        except ImportError as error:
+            raise ImportError(f"dualad.{name} needs SciPy: pip install dualad[sparse]"
+                              ) from error
+        return getattr(sparse, name)
+    raise AttributeError(f"module 'dualad' has no attribute {name!r}")

@@ -137,6 +137,8 @@ class Dual(Boxed):
             return self._wrap(ans, _ops.reshape(ans * 0, shape=(1,) + tuple(np.shape(ans))))
         if prim.partials is not None:
             t_out = elementwise_jvp(prim, primals, tangents, ans)
+        elif tag.detects_patterns:  # sparsity detection (dualad.sparse)
+            return tag.process(self, prim, primals, tangents, ans, params)
         elif prim.jvp_rule is not None:
             t_out = prim.jvp_rule(primals, tangents, ans, **params)
         else:
@@ -463,6 +465,8 @@ def primal_value(x: Any) -> Any:
     array([1., 2.])
     """
     while isinstance(x, Dual):
+        if x._tag.opaque_values:  # global sparsity detection: values that vary with x
+            return x._tag.opaque(primal_value(x.primal))
         x = x.primal
     return x
 

@@ -80,6 +80,12 @@ class Tag:
     #: False for the tag of Duals that only route NumPy calls on foreign arrays
     #: (JAX tracers) to the rule table: their tangents stay zero, so no rule runs.
     carries_derivatives = True
+    #: True for the tag of sparsity detection (dualad.sparse), whose tangents are
+    #: patterns: it then runs jvp rules and non-differentiable primitives itself.
+    detects_patterns = False
+    #: True for global sparsity detection: values read from its Duals (primal_value)
+    #: hold at one x only, and are marked so by ``opaque(value)``.
+    opaque_values = False
 
     def __init__(self) -> None:
         self.level = next(_tag_counter)  # atomic under the GIL
@@ -172,13 +178,18 @@ class Primitive:
     nonfinite_partials:
         Set when a partial may be infinite where the function is finite
         (``sqrt`` at 0): a zero tangent then gives a zero, not ``0·∞ = nan``.
+    pattern:
+        How sparsity detection (:func:`dualad.jacobian_sparsity`) finds which
+        inputs each output element depends on. ``None`` (the default) derives
+        it from the rule; ``"dense"`` says every output element depends on
+        every input element (the safe default of ``defprimitive``).
 
     A primitive with neither ``partials`` nor ``jvp`` is not differentiable:
     applied to boxes it returns its plain primal result (derivative zero).
     """
 
     __slots__ = ("name", "kernels", "impl", "partials", "jvp_rule", "transpose_rule",
-                 "linear", "shape_rule", "nonfinite_partials", "__weakref__")
+                 "linear", "shape_rule", "nonfinite_partials", "pattern", "__weakref__")
 
     def __init__(
         self,
@@ -191,6 +202,7 @@ class Primitive:
         linear: str | tuple[int, ...] | None = None,
         shape_rule: Callable | None = None,
         nonfinite_partials: bool = False,
+        pattern: str | None = None,
     ) -> None:
         if partials is not None and jvp is not None:
             raise ValueError(f"primitive {name!r}: give partials or jvp, not both")
@@ -208,6 +220,7 @@ class Primitive:
         self.linear = linear
         self.shape_rule = shape_rule
         self.nonfinite_partials = nonfinite_partials
+        self.pattern = pattern
         PRIMITIVES.append(self)
 
     def _dispatch(self, *args: Any, **params: Any) -> Any:

@@ -1,0 +1,117 @@
+"""Sparsity detection: ``jacobian_sparsity`` and ``hessian_sparsity``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..dual import Dual, as_float_array
+from ..operands import output_of
+from ..reverse import grad
+from . import rows as _rows
+from .patterns import PatternTag, PatternVar
+
+__all__ = ["jacobian_sparsity", "hessian_sparsity"]
+
+
+def jacobian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) -> Any:
+    """The sparsity pattern of the Jacobian of ``fun`` with respect to ``x``.
+
+    ``fun(x, *args)`` runs once, unmodified, on a Dual whose tangent records
+    which elements of ``x`` each element depends on (see
+    :mod:`dualad.sparse.patterns`): memory grows with the number of nonzeros,
+    never with ``m × n``.
+
+    Parameters
+    ----------
+    fun:
+        A function of an array ``x`` (and other arguments, held fixed) returning
+        an array.
+    x:
+        The point; its shape and dtype are what the pattern is for.
+    local:
+        ``False`` (the default) gives the global pattern, valid for every ``x``:
+        products count whatever the values of their factors, ``np.where`` and
+        ``np.maximum`` count both sides, and Python control flow on a value of
+        ``x`` raises. ``True`` gives the pattern at this ``x``: a product with a
+        zero factor or the side of a ``where`` not taken adds nothing.
+
+    Returns
+    -------
+    scipy.sparse.csr_array
+        Boolean, of shape ``(fun(x).size, x.size)`` (both flattened in C order):
+        ``True`` where ∂fᵢ/∂xⱼ may be nonzero.
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> def residual(u):  # a 1-D Laplacian with a reaction term
+    ...     padded = np.concatenate(([0.0], u, [0.0]))
+    ...     return padded[:-2] - 2 * u + padded[2:] + np.exp(u)
+    >>> dualad.jacobian_sparsity(residual, np.zeros(4)).toarray().astype(int)
+    array([[1, 1, 0, 0],
+           [1, 1, 1, 0],
+           [0, 1, 1, 1],
+           [0, 0, 1, 1]])
+    >>> f = lambda x: np.where(x > 0, x[::-1], 0.0)
+    >>> dualad.jacobian_sparsity(f, np.array([1.0, -1.0])).toarray()
+    array([[False,  True],
+           [ True, False]])
+    >>> dualad.jacobian_sparsity(f, np.array([1.0, -1.0]), local=True).toarray()
+    array([[False,  True],
+           [False, False]])
+    """
+    x = as_float_array(x)
+    n = x.size
+    tag = PatternTag(n, local)
+    seed = PatternVar(_rows.identity(n), (1,) + x.shape, x.dtype, tag)
+    try:
+        out = output_of(fun(Dual._new(x, seed, tag), *args))
+    finally:
+        tag.live = False
+    return _rows_of(out, tag, n)
+
+
+def hessian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) -> Any:
+    """The sparsity pattern of the Hessian of a scalar ``fun`` with respect to ``x``.
+
+    It is the Jacobian pattern of the gradient: ``grad(fun)`` runs on a Dual
+    that records dependencies, so only second-order interactions appear
+    (``x·y`` links x and y, ``sin(x)`` links x with itself, ``x + y`` links
+    nothing). The pattern is symmetric, of shape ``(x.size, x.size)``;
+    ``local`` is as for :func:`jacobian_sparsity`.
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> rosenbrock = lambda x: np.sum(100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+    >>> dualad.hessian_sparsity(rosenbrock, np.zeros(4)).toarray().astype(int)
+    array([[1, 1, 0, 0],
+           [1, 1, 1, 0],
+           [0, 1, 1, 1],
+           [0, 0, 1, 1]])
+    >>> dualad.hessian_sparsity(lambda x: x[0] * x[1] + x[2], np.ones(3)).toarray().astype(int)
+    array([[0, 1, 0],
+           [1, 0, 0],
+           [0, 0, 0]])
+    """
+    gradient = grad(fun, replay=False)
+    pattern = jacobian_sparsity(lambda x, *args: gradient(x, *args), x, *args, local=local)
+    return (pattern + pattern.T).tocsr()
+
+
+def _rows_of(out: Any, tag: PatternTag, n: int) -> Any:
+    if isinstance(out, Dual) and out._tag is tag:
+        size = out.size
+        if isinstance(out.tangent, PatternVar):
+            rows = out.tangent.rows
+            if rows.shape[0] != size:  # a tangent left broadcast smaller than its primal
+                rows = _rows.gather(rows, np.zeros(size, np.int64)) if rows.shape[0] == 1 \
+                    else rows
+            return rows.tocsr()
+        return _rows.empty(size, n)
+    if isinstance(out, (np.ndarray, np.generic, float, int)):
+        return _rows.empty(int(np.size(out)), n)
+    raise TypeError(f"jacobian_sparsity: fun must return an array, got {type(out).__name__}")

@@ -1,0 +1,485 @@
+"""Sparsity patterns as tangents: which inputs each element depends on.
+
+Pattern detection is forward mode with another kind of tangent. The input
+``x`` becomes a Dual whose tangent is a :class:`PatternVar`: instead of
+numbers, it holds one row per element listing the input elements that element
+depends on (a boolean ``scipy.sparse`` CSR array of shape ``(size, n)``; the
+identity for ``x`` itself). The user's function then runs unmodified, and
+every rule of the table runs exactly as for numbers: an elementwise row's
+tangent Σ ∂ᵢ·tᵢ becomes the union of the rows of the ``tᵢ``, and a jvp rule,
+linear in its tangents, applies linear primitives to them, each of which has
+a pattern rule here:
+
+* a gather (reshape, transpose, broadcast, indexing, concatenation) runs its
+  own NumPy kernel on arrays of row numbers, then picks those rows;
+* a reduction (sum, cumsum) and a product (matmul, einsum) unite the rows
+  that meet in each output element;
+* anything else linear (solves, a user primitive declared ``pattern="dense"``)
+  makes every output element depend on every input element.
+
+The *global* pattern holds for every ``x``: products ignore the values of
+their factors, ``where`` unites both branches, and values computed from ``x``
+(comparisons, ``argmax``) are :class:`Varying` arrays, which refuse to steer
+Python control flow and make an index computed from them gather from
+everywhere. The *local* pattern (``local=True``) is the pattern at ``x``: a
+product with a zero factor, or the branch ``where`` did not take, contributes
+nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+from ..dual import Dual
+from ..primitive import Boxed, Primitive, Tag
+from ..rules import elementwise as _elementwise
+from ..rules import linalg as _linalg
+from ..rules import reductions as _reductions
+from ..rules import shape as _shape
+from . import rows as _rows
+
+__all__ = ["PatternTag", "PatternVar", "Varying", "ValueDependentError"]
+
+
+class ValueDependentError(TypeError):
+    """Global sparsity detection met Python control flow on a value of ``x``."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the function converts a value computed from x to a Python bool, int or float "
+            "(an if, a loop bound, int(...)), so its sparsity pattern may differ from one x "
+            "to another. Write the branch with np.where (both branches then count), or "
+            "detect the pattern at this x only with local=True.")
+
+
+class Varying(np.ndarray):
+    """A plain array computed from the input during global pattern detection.
+
+    Its values hold at this ``x`` only: converting it to a Python scalar (a
+    branch, a loop bound) in the user's code raises
+    :class:`ValueDependentError`, and an index made from it gathers from every
+    element. A rule of the table may branch on it (to pick a formula).
+    """
+
+    def __bool__(self) -> bool:
+        return bool(_in_rule(self).item())
+
+    def __int__(self) -> int:
+        return int(_in_rule(self).item())
+
+    def __float__(self) -> float:
+        return float(_in_rule(self).item())
+
+    def __index__(self) -> int:
+        return _in_rule(self).item().__index__()
+
+    def __complex__(self) -> complex:
+        return complex(_in_rule(self).item())
+
+
+def _in_rule(value: Varying) -> np.ndarray:
+    """``value`` as a plain array if the conversion comes from a rule of dualad
+    (through NumPy or SciPy code); ValueDependentError if from the user's code."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        library = module.split(".")[0]
+        if library == "dualad" and not module.startswith("dualad.sparse"):
+            return value.view(np.ndarray)
+        if library not in ("numpy", "scipy", "dualad"):
+            raise ValueDependentError()
+        frame = frame.f_back
+    raise ValueDependentError()
+
+
+def varying(value: Any) -> Any:
+    """``value`` as a :class:`Varying` array (numbers and arrays; others unchanged)."""
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype != object:
+        return np.asarray(value).view(Varying)
+    return value
+
+
+def holds_varying(value: Any) -> bool:
+    if isinstance(value, Varying):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(holds_varying(v) for v in value)
+    return False
+
+
+class PatternTag(Tag):
+    """The tag of one pattern detection; its Duals carry :class:`PatternVar` tangents."""
+
+    __slots__ = ("local", "n", "opaque_values")
+    detects_patterns = True
+
+    def __init__(self, n: int, local: bool) -> None:
+        super().__init__()
+        self.n = n
+        self.local = local
+        self.opaque_values = not local
+
+    @staticmethod
+    def opaque(value: Any) -> Any:
+        return varying(value)
+
+    def process(self, box: Dual, prim: Primitive, primals: list, tangents: list, ans: Any,
+                params: dict) -> Any:
+        """What a Dual of this tag does for a primitive that has no row of partials."""
+        if prim.jvp_rule is None:  # piecewise constant: no derivative, a value of x
+            return ans if self.local else varying(ans)
+        if prim.pattern == "dense":
+            return box._wrap(ans, dense_like(ans, tangents, self))
+        if self.local:
+            t_out = prim.jvp_rule(primals, tangents, ans, **params)
+        else:
+            try:  # indices the rule computes from x's values must gather from everywhere
+                t_out = prim.jvp_rule([varying(p) for p in primals], tangents, ans, **params)
+            except ValueDependentError:  # the rule branches on x: every output on every input
+                t_out = dense_like(ans, tangents, self)
+        if t_out is None:
+            return ans
+        if isinstance(t_out, PatternVar):
+            t_out = PatternVar(t_out.rows, t_out.shape, ans.dtype, self)
+        return box._wrap(ans, t_out)
+
+
+class PatternVar(Boxed):
+    """A tangent that holds, for each element, the set of inputs it depends on.
+
+    ``shape`` includes the leading seed axis (of length 1), as a tangent's
+    does; ``rows`` is a boolean CSR array with one row per element (in C
+    order) and one column per input element.
+    """
+
+    __slots__ = ("rows", "shape", "dtype", "_tag")
+    records_linear = True
+
+    def __init__(self, rows: Any, shape: tuple, dtype: Any, tag: PatternTag) -> None:
+        self.rows = rows
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self._tag = tag
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __repr__(self) -> str:
+        return f"PatternVar(shape={self.shape}, nnz={self.rows.nnz})"
+
+    def _process(self, prim: Primitive, args: tuple, params: dict) -> PatternVar:
+        tag = self._tag
+        shape, dtype = _abstract_eval(prim, args, params)
+        rule = PATTERN_RULES.get(prim)
+        if rule is not None:
+            rows = rule(tag, args, params, shape)
+        elif prim.partials is not None:  # elementwise: the union over its arguments
+            rows = _elementwise_union(tag, args, [None] * len(args), shape)
+        else:  # linear in a way we know nothing more about
+            rows = _dense_rows(tag, args, shape)
+        return PatternVar(rows, shape, dtype, tag)
+
+    def record_combination(self, weights: list, terms: list, ans: Any,
+                           nonfinite: bool) -> PatternVar:
+        """Σ wᵢ·tᵢ, an elementwise rule's tangent: the union of the terms' rows."""
+        shape = (1,) + tuple(np.shape(ans))
+        rows = _elementwise_union(self._tag, terms, weights, shape, tangents=True)
+        return PatternVar(rows, shape, ans.dtype, self._tag)
+
+    # Rules write tangent arithmetic with operators and NumPy calls.
+    def __add__(self, other): return _elementwise.add(self, other)
+    def __radd__(self, other): return _elementwise.add(other, self)
+    def __sub__(self, other): return _elementwise.subtract(self, other)
+    def __rsub__(self, other): return _elementwise.subtract(other, self)
+    def __mul__(self, other): return _elementwise.multiply(self, other)
+    def __rmul__(self, other): return _elementwise.multiply(other, self)
+    def __truediv__(self, other): return _elementwise.divide(self, other)
+    def __neg__(self): return _elementwise.negative(self)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getitem__(self, index):
+        return _shape.getitem(self, index=index if isinstance(index, tuple) else (index,))
+
+    def reshape(self, *shape):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
+        return _shape.reshape(self, shape=tuple(shape))
+
+    def transpose(self, *axes):
+        return _shape.transpose(self, axes=axes[0] if len(axes) == 1 else axes)
+
+    __array_ufunc__ = Dual.__array_ufunc__
+    __array_function__ = Dual.__array_function__
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("a sparsity pattern has no values; a tangent rule must not convert "
+                        "its tangent with np.asarray")
+
+
+# -- helpers ----------------------------------------------------------------------
+
+
+def _abstract_eval(prim: Primitive, args: tuple, params: dict) -> tuple[tuple, np.dtype]:
+    if prim.shape_rule is not None:
+        shape, dtype = prim.shape_rule(*args, **params)
+        return tuple(shape), dtype
+    dummies = [np.broadcast_to(np.zeros((), a.dtype), a.shape) if isinstance(a, PatternVar)
+               else a for a in args]
+    out = prim.impl(*dummies, **params)
+    return np.shape(out), out.dtype
+
+
+def _numbered(args: tuple, tag: PatternTag) -> tuple[list, Any]:
+    """Each pattern argument as an array of row numbers of the stacked rows; -1 elsewhere."""
+    numbers, stacked, start = [], [], 0
+    for a in args:
+        if isinstance(a, PatternVar) and a._tag is tag:
+            numbers.append(np.arange(start, start + a.size).reshape(a.shape))
+            stacked.append(a.rows)
+            start += a.size
+        else:
+            numbers.append(np.broadcast_to(np.int64(-1), np.shape(a)))
+    return numbers, _rows.vstack(stacked, tag.n)
+
+
+def _elementwise_union(tag: PatternTag, args: list, weights: list, shape: tuple,
+                       tangents: bool = False) -> Any:
+    """Rows of an elementwise result: each element unites its arguments' elements
+    (broadcast); locally, an argument whose weight is zero there adds nothing.
+
+    With ``tangents``, the arguments are tangents whose missing axes go after the
+    seed axis (the layout of :func:`~dualad.dual.align_tangent`) and the weights
+    have the primal's shape; otherwise everything broadcasts as NumPy does.
+    """
+    parts = []
+    for a, weight in zip(args, weights):
+        if not isinstance(a, PatternVar) or a._tag is not tag:
+            continue
+        masked = tag.local and isinstance(weight, (np.ndarray, np.generic))
+        if a.shape == tuple(shape) and not masked:
+            parts.append(a.rows)
+            continue
+        number = np.arange(a.size).reshape(a.shape)
+        if tangents:
+            number = _aligned(number, len(shape))
+        number = np.broadcast_to(number, shape)
+        if masked:
+            number = np.where(np.broadcast_to(weight != 0, shape[1:] if tangents else shape),
+                              number, -1)
+        parts.append(_rows.gather(a.rows, number))
+    return _rows.union(parts)
+
+
+def _aligned(a: Any, ndim: int) -> Any:
+    """``a`` with unit axes after its first so it has ``ndim`` axes (a tangent's layout)."""
+    a = np.asarray(a)
+    missing = ndim - a.ndim
+    if missing <= 0 or a.ndim == 0:
+        return a
+    return a.reshape(a.shape[:1] + (1,) * missing + a.shape[1:])
+
+
+def _dense_rows(tag: PatternTag, args: tuple, shape: tuple) -> Any:
+    """Every element of the result depends on every element the arguments depend on."""
+    _, stacked = _numbered(args, tag)
+    return _rows.broadcast_row(_rows.union_all(stacked), int(np.prod(shape, dtype=np.int64)))
+
+
+def dense_like(ans: Any, tangents: list, tag: PatternTag) -> PatternVar | None:
+    """The tangent of a primitive whose every output depends on every input."""
+    live = [t for t in tangents if isinstance(t, PatternVar)]
+    if not live:
+        return None
+    shape = (1,) + tuple(np.shape(ans))
+    return PatternVar(_dense_rows(tag, tuple(live), shape), shape, ans.dtype, tag)
+
+
+# -- the pattern rules of the linear primitives ------------------------------------------
+
+
+def _kernel_gather(kernel):
+    def rule(tag: PatternTag, args: tuple, params: dict, shape: tuple) -> Any:
+        if holds_varying(list(params.values())):  # an index computed from x's values
+            return _dense_rows(tag, args, shape)
+        numbers, stacked = _numbered(args, tag)
+        picked = np.asarray(kernel(*numbers, **params))
+        return _rows.union_gather(stacked, [picked.reshape(shape)])
+    return rule
+
+
+def _product_rule(tag, args, params, shape):
+    """x·y linear in one factor: locally, a zero of the other factor drops the element."""
+    x, y = args
+    weights = [y, None] if isinstance(x, PatternVar) else [None, x]
+    return _elementwise_union(tag, args, weights, shape)
+
+
+def _convert_rule(tag, args, params, shape):
+    return args[0].rows
+
+
+def _where_rule(tag, args, params, shape):
+    numbers, stacked = _numbered(args, tag)
+    x, y = (np.broadcast_to(number, shape) for number in numbers[1:])
+    if not tag.local:
+        return _rows.union_gather(stacked, [x, y])
+    cond = np.broadcast_to(np.asarray(args[0]), shape)
+    return _rows.union_gather(stacked, [np.where(cond, x, y)])
+
+
+def _sum_rule(tag, args, params, shape):
+    x = args[0]
+    axis, keepdims = params["axis"], params["keepdims"]
+    axis = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in np.atleast_1d(axis))
+    kept = tuple(1 if i in axis else n for i, n in enumerate(x.shape))
+    groups = np.broadcast_to(np.arange(int(np.prod(kept, dtype=np.int64))).reshape(kept),
+                             x.shape)
+    return _rows.reduce(x.rows, groups.ravel(), int(np.prod(kept, dtype=np.int64)))
+
+
+def _cumsum_rule(tag, args, params, shape):
+    x = args[0]
+    axis = params["axis"] % x.ndim
+    before = int(np.prod(x.shape[:axis], dtype=np.int64))
+    length, after = x.shape[axis], int(np.prod(x.shape[axis + 1:], dtype=np.int64))
+    out_at, in_at = np.tril_indices(length)
+    grid = np.arange(x.size).reshape(before, length, after)
+    outs = grid[:, out_at, :].ravel()
+    ins = grid[:, in_at, :].ravel()
+    return _rows.combine(x.rows, outs, ins, x.size)
+
+
+def _index_add_rule(tag, args, params, shape):
+    v = args[0]
+    if holds_varying(list(params.values())):
+        return _dense_rows(tag, args, shape)
+    target = np.asarray(_shape.index_add.kernels["numpy"](
+        np.arange(1, v.size + 1).reshape(v.shape), **params))  # unique targets: basic index
+    size = int(np.prod(shape, dtype=np.int64))
+    if _shape._is_basic(params["index"]):
+        ins = target.ravel() - 1
+        outs = np.flatnonzero(ins >= 0)
+        return _rows.combine(v.rows, outs, ins[ins >= 0], size)
+    places = np.arange(size).reshape(shape)[params["index"]]  # advanced: may repeat
+    places = np.broadcast_to(places, v.shape).ravel()
+    return _rows.combine(v.rows, places, np.arange(v.size), size)
+
+
+def _einsum_rule(tag, args, params, shape):
+    return _contraction(tag, args, *_linalg._parse_subscripts(params["subscripts"], args), shape)
+
+
+def _matmul_rule(tag, args, params, shape):
+    x, y = args
+    ex, ey = np.ndim(x) if not isinstance(x, PatternVar) else x.ndim, \
+        np.ndim(y) if not isinstance(y, PatternVar) else y.ndim
+    batch = "abcdefghijklmnop"
+    if ex == 1 and ey == 1:
+        terms, out = ["z", "z"], ""
+    elif ex == 1:
+        b = batch[:ey - 2]
+        terms, out = ["z", b + "zk"], b + "k"
+    elif ey == 1:
+        b = batch[:ex - 2]
+        terms, out = [b + "iz", "z"], b + "i"
+    else:
+        nb = max(ex, ey) - 2
+        b = batch[:nb]
+        terms, out = [b[nb - (ex - 2):] + "iz", b[nb - (ey - 2):] + "zk"], b + "ik"
+    return _contraction(tag, args, terms, out, shape)
+
+
+def _contraction(tag, args, terms, output, shape):
+    """Rows of an einsum linear in one operand: output element o depends on operand
+    element t where they agree on their shared letters (and, locally, where the other
+    operands are nonzero for some value of the summed letters)."""
+    at = next(i for i, a in enumerate(args) if isinstance(a, PatternVar))
+    operand = args[at]
+    shapes = [a.shape if isinstance(a, PatternVar) else np.shape(a) for a in args]
+    letters = _expand_ellipses(terms, output, shapes)
+    terms, output = letters
+    sizes = {}
+    for term, s in zip(terms, shapes):
+        for letter, n in zip(term, s):
+            sizes[letter] = max(sizes.get(letter, 1), n)
+    grid = sorted(set(terms[at]) | set(output), key=lambda c: (c not in output, c))
+    dims = [sizes[c] for c in grid]
+    axes = {c: k for k, c in enumerate(grid)}
+
+    def index_on_grid(term, s):
+        ids = np.arange(int(np.prod(s, dtype=np.int64))).reshape(s) if s else np.array(0)
+        # walk the term's letters: a repeated letter takes the diagonal
+        view = _on_grid(ids, term, s, axes, dims)
+        return view
+
+    outs = index_on_grid(output, tuple(shape))
+    ins = index_on_grid(terms[at], tuple(shapes[at]))
+    keep = np.ones(dims, bool)
+    if tag.local:
+        others = [(np.asarray(a) != 0).astype(np.float64) for i, a in enumerate(args) if i != at]
+        other_terms = [t for i, t in enumerate(terms) if i != at]
+        if others:
+            seen = [c for c in grid if any(c in t for t in other_terms)]
+            mask = np.einsum(",".join(other_terms) + "->" + "".join(seen), *others) > 0
+            keep = mask.reshape([mask.shape[seen.index(c)] if c in seen else 1 for c in grid])
+    keep = np.broadcast_to(keep, dims)
+    outs, ins = np.broadcast_to(outs, dims)[keep], np.broadcast_to(ins, dims)[keep]
+    return _rows.combine(operand.rows, outs, ins, int(np.prod(shape, dtype=np.int64)))
+
+
+def _on_grid(ids, term, s, axes, dims):
+    """``ids`` (an array with one axis per letter of ``term``) laid out on the grid's axes."""
+    for letter in set(term):
+        spots = [k for k, c in enumerate(term) if c == letter]
+        if len(spots) > 1:  # a repeated letter: its diagonal
+            ids = np.diagonal(ids, axis1=spots[0], axis2=spots[1])
+            term = "".join(c for k, c in enumerate(term) if k not in spots[:2]) + letter
+            return _on_grid(ids, term, ids.shape, axes, dims)
+    order = sorted(range(len(term)), key=lambda k: axes[term[k]])
+    ids = np.transpose(ids, order) if len(term) else ids
+    placed = [1] * len(dims)
+    for k in order:
+        placed[axes[term[k]]] = ids.shape[order.index(k)]
+    return ids.reshape(placed)
+
+
+def _expand_ellipses(terms, output, shapes):
+    """Subscripts with '...' replaced by fresh letters, aligned on the right as NumPy does."""
+    used = set("".join(terms) + output)
+    fresh = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used]
+    width = max([len(s) - len(t.replace("...", "")) for t, s in zip(terms, shapes)
+                 if "..." in t] + [0])
+    dots = "".join(fresh[:width])
+    new_terms = []
+    for t, s in zip(terms, shapes):
+        if "..." in t:
+            k = len(s) - len(t.replace("...", ""))
+            t = t.replace("...", dots[width - k:])
+        new_terms.append(t)
+    return new_terms, output.replace("...", dots)
+
+
+PATTERN_RULES = {
+    _shape.reshape: _kernel_gather(_shape.reshape.kernels["numpy"]),
+    _shape.transpose: _kernel_gather(_shape.transpose.kernels["numpy"]),
+    _shape.broadcast_to: _kernel_gather(_shape.broadcast_to.kernels["numpy"]),
+    _shape.getitem: _kernel_gather(_shape.getitem.kernels["numpy"]),
+    _shape.concatenate: _kernel_gather(_shape.concatenate.kernels["numpy"]),
+    _shape.index_add: _index_add_rule,
+    _elementwise.convert: _convert_rule,
+    _elementwise.multiply: _product_rule,
+    _elementwise.scale: _product_rule,
+    _elementwise.where: _where_rule,
+    _reductions.sum_: _sum_rule,
+    _reductions.cumsum: _cumsum_rule,
+    _linalg.matmul: _matmul_rule,
+    _linalg.einsum: _einsum_rule,
+}
