@@ -1,0 +1,230 @@
+"""Colourings of sparsity patterns and the decompression of compressed derivatives.
+
+Every colouring is checked by brute force (a loop over rows, or over all paths
+on four vertices), independently of the vectorized code under test.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from dualad.sparse.coloring import (ORDERS, column_coloring, decompress_columns,
+                                    decompress_rows, decompress_star, row_coloring,
+                                    seed_matrix, star_coloring)
+
+
+# ---------------------------------------------------------------- patterns
+
+
+def banded(n, b, m=None):
+    return sp.csr_array(sp.diags_array([np.ones(n)] * (2 * b + 1), offsets=range(-b, b + 1),
+                                       shape=(m or n, n)), dtype=bool)
+
+
+def stencil(N):
+    """The 5-point Laplacian on an N×N grid, natural order."""
+    T, I = banded(N, 1), sp.eye_array(N, dtype=bool)
+    return sp.csr_array(sp.kron(T, I) + sp.kron(I, T), dtype=bool)
+
+
+def arrowhead(n):
+    a = np.eye(n, dtype=bool)
+    a[0] = a[:, 0] = True
+    return a
+
+
+def random_pattern(m, n, density, seed):
+    return sp.random_array((m, n), density=density, rng=np.random.default_rng(seed),
+                           format="csr").astype(bool)
+
+
+def random_symmetric(n, density, seed):
+    p = random_pattern(n, n, density, seed)
+    return p + p.T
+
+
+RANDOM = [random_pattern(m, n, d, seed) for seed, (m, n, d) in enumerate(
+    [(30, 40, 0.05), (40, 30, 0.1), (25, 25, 0.3), (50, 8, 0.2), (8, 50, 0.2), (1, 1, 1.0),
+     (5, 0, 0.0), (0, 5, 0.0), (12, 12, 0.0), (60, 60, 0.02)])]
+RANDOM.append(sp.csr_array(np.array([[1, 0, 0, 1], [0, 0, 0, 0], [0, 1, 0, 1]], dtype=bool)))
+
+PATTERNS = {"tridiagonal": banded(30, 1), "banded3": banded(40, 3), "rect-banded": banded(20, 2, 25),
+            "stencil": stencil(9), "arrowhead": arrowhead(12), "dense": np.ones((6, 7), bool),
+            **{f"random{i}": p for i, p in enumerate(RANDOM)}}
+
+SYMMETRIC = {"tridiagonal": banded(30, 1), "banded2": banded(30, 2), "stencil": stencil(9),
+             "arrowhead": arrowhead(12), "dense": np.ones((6, 6), bool),
+             "diagonal": np.eye(5, dtype=bool), "1x1": np.ones((1, 1), bool),
+             "empty": np.zeros((0, 0), bool),
+             **{f"random{i}": random_symmetric(n, d, 100 + i) for i, (n, d) in
+                enumerate([(20, 0.1), (30, 0.05), (15, 0.3), (40, 0.03), (12, 0.5)])}}
+
+
+# ---------------------------------------------------------------- brute-force checks
+
+
+def assert_column_coloring(pattern, colors):
+    dense = sp.csr_array(pattern).toarray() if sp.issparse(pattern) else np.asarray(pattern)
+    assert colors.shape == (dense.shape[1],)
+    if len(colors):
+        assert set(colors) == set(range(colors.max() + 1))
+    for row in dense:
+        used = colors[np.flatnonzero(row)]
+        assert len(set(used)) == len(used)
+
+
+def assert_star_coloring(pattern, colors):
+    dense = sp.csr_array(pattern).toarray() if sp.issparse(pattern) else np.asarray(pattern)
+    adjacent = (dense | dense.T) & ~np.eye(len(dense), dtype=bool)
+    assert colors.shape == (len(dense),)
+    neighbours = [set(np.flatnonzero(row)) for row in adjacent]
+    for v, w in zip(*np.nonzero(adjacent)):
+        assert colors[v] != colors[w]
+        for u, x in itertools.product(neighbours[v] - {w}, neighbours[w] - {v}):
+            if u != x:
+                assert not (colors[u] == colors[w] and colors[v] == colors[x]), (u, v, w, x)
+
+
+def count(colors):
+    return int(colors.max(initial=-1)) + 1
+
+
+# ---------------------------------------------------------------- validity
+
+
+@pytest.mark.parametrize("name", PATTERNS)
+@pytest.mark.parametrize("order", ORDERS)
+def test_column_and_row_colorings_are_valid(name, order):
+    pattern = PATTERNS[name]
+    assert_column_coloring(pattern, column_coloring(pattern, order))
+    transposed = sp.csr_array(pattern).T if sp.issparse(pattern) else np.asarray(pattern).T
+    assert_column_coloring(transposed, row_coloring(pattern, order))
+
+
+@pytest.mark.parametrize("name", SYMMETRIC)
+@pytest.mark.parametrize("order", ORDERS)
+def test_star_colorings_are_valid(name, order):
+    pattern = SYMMETRIC[name]
+    assert_star_coloring(pattern, star_coloring(pattern, order))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_star_coloring_of_random_graphs(seed):
+    rng = np.random.default_rng(seed)
+    pattern = random_symmetric(int(rng.integers(8, 40)), rng.uniform(0.05, 0.5), seed)
+    assert_star_coloring(pattern, star_coloring(pattern))
+
+
+def test_pattern_kinds():
+    dense = np.array([[1, 1, 0], [0, 1, 1]])
+    expected = column_coloring(dense)
+    for kind in (sp.csr_array, sp.csc_array, sp.coo_array, sp.csr_matrix, sp.lil_matrix):
+        np.testing.assert_array_equal(column_coloring(kind(dense)), expected)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="order"):
+        column_coloring(np.eye(3), order="smallest_first")
+    with pytest.raises(ValueError, match="square"):
+        star_coloring(np.ones((2, 3)))
+
+
+# ---------------------------------------------------------------- colour counts
+
+
+@pytest.mark.parametrize("n", [4, 10, 1000])
+def test_tridiagonal_needs_three_colors(n):
+    pattern = banded(n, 1)
+    assert count(column_coloring(pattern)) == 3
+    assert count(row_coloring(pattern)) == 3
+    assert count(star_coloring(pattern)) == 3
+
+
+@pytest.mark.parametrize("b", [1, 2, 3, 5])
+def test_banded_needs_2b_plus_1_colors(b):
+    pattern = banded(200, b)
+    assert count(column_coloring(pattern)) == 2 * b + 1
+    assert count(star_coloring(pattern)) == 2 * b + 1  # optimal (SparseMatrixColorings' theory test)
+
+
+@pytest.mark.parametrize("N", [5, 10, 31, 100])
+def test_stencil_colors(N):
+    pattern = stencil(N)
+    colors = column_coloring(pattern)
+    assert count(colors) == 5  # a point and its 4 neighbours share a row: 5 is optimal
+    # The star chromatic number of a large 2-D grid is 5 (Fertin, Raspaud, Reed 2004).
+    assert count(star_coloring(pattern)) <= 5
+    if N <= 10:
+        assert_column_coloring(pattern, colors)
+
+
+def test_arrowhead_star_coloring_needs_two_colors():
+    pattern = arrowhead(50)
+    assert count(star_coloring(pattern)) == 2
+    assert count(column_coloring(pattern)) == 50
+
+
+def test_diagonal_and_dense():
+    assert count(column_coloring(np.eye(7))) == 1
+    assert count(star_coloring(np.eye(7))) == 1
+    assert count(column_coloring(np.ones((3, 5)))) == 5
+    assert count(star_coloring(np.ones((4, 4)))) == 4
+
+
+# ---------------------------------------------------------------- decompression
+
+
+def with_values(pattern, dtype, seed):
+    p = sp.csr_array(pattern, dtype=bool)
+    rng = np.random.default_rng(seed)
+    return sp.csr_array((rng.uniform(1, 2, p.nnz).astype(dtype), p.indices, p.indptr),
+                        shape=p.shape)
+
+
+@pytest.mark.parametrize("name", PATTERNS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_decompress_columns_and_rows(name, dtype):
+    pattern = PATTERNS[name]
+    jac = with_values(pattern, dtype, 1)
+    colors = column_coloring(pattern)
+    out = decompress_columns(pattern, colors, jac @ seed_matrix(colors, dtype))
+    assert isinstance(out, sp.csr_array) and out.dtype == dtype and out.has_canonical_format
+    np.testing.assert_array_equal(out.indptr, jac.indptr)
+    np.testing.assert_array_equal(out.indices, jac.indices)
+    np.testing.assert_array_equal(out.data, jac.data)
+    colors = row_coloring(pattern)
+    out = decompress_rows(pattern, colors, seed_matrix(colors, dtype).T @ jac)
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(out.toarray(), jac.toarray())
+
+
+@pytest.mark.parametrize("name", SYMMETRIC)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_decompress_star(name, dtype):
+    pattern = np.asarray(sp.csr_array(SYMMETRIC[name]).toarray())
+    n = len(pattern)
+    full = pattern | pattern.T | np.eye(n, dtype=bool)
+    values = np.random.default_rng(2).uniform(1, 2, (n, n)).astype(dtype)
+    hess = np.where(full, values + values.T, 0).astype(dtype)
+    colors = star_coloring(pattern)
+    out = decompress_star(pattern, colors, hess @ seed_matrix(colors, dtype))
+    assert isinstance(out, sp.csr_array) and out.dtype == dtype and out.has_canonical_format
+    assert out.nnz == full.sum()
+    np.testing.assert_array_equal(out.toarray(), hess)
+
+
+def test_decompress_star_of_a_large_stencil():
+    pattern = stencil(40)
+    hess = with_values(pattern, np.float64, 3)
+    hess = hess + hess.T
+    colors = star_coloring(pattern)
+    out = decompress_star(pattern, colors, hess @ seed_matrix(colors))
+    np.testing.assert_array_equal(out.toarray(), hess.toarray())
+
+
+def test_seed_matrix():
+    np.testing.assert_array_equal(seed_matrix(np.array([1, 0, 1]), np.float32),
+                                  np.array([[0, 1], [1, 0], [0, 1]], np.float32))
+    assert seed_matrix(np.zeros(0, int)).shape == (0, 0)
