@@ -40,7 +40,8 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
                  jvp: Callable | None = None, transpose: Callable | None = None,
                  linear: str | tuple[int, ...] | None = None,
                  jax_kernel: Callable | None = None,
-                 numpy_function: Callable | None = None, outputs: int = 1) -> Any:
+                 numpy_function: Callable | None = None, outputs: int = 1,
+                 pattern: str = "dense") -> Any:
     """Declare a new primitive; it then works in every mode of dualad.
 
     Parameters
@@ -71,6 +72,13 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
     numpy_function:
         A NumPy function (or ufunc) that should run this primitive when given a
         Dual, e.g. ``scipy.special.struve``.
+    pattern:
+        For sparsity detection (:func:`dualad.jacobian_sparsity`) of a primitive
+        with a ``jvp`` rule: ``"dense"`` (the safe default) makes every output
+        element depend on every input element; ``"rule"`` derives the pattern
+        from the ``jvp`` rule, which must then be written with NumPy calls
+        linear in the tangents. An elementwise primitive (``partials``) always
+        has the elementwise pattern.
     outputs:
         For a kernel returning a tuple of ``outputs`` arrays: ``partials`` is
         then one row per output (each partial taking that output as ``ans``),
@@ -98,9 +106,12 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
     if partials is None and jvp is None:
         raise ValueError(f"defprimitive({name!r}): give partials (elementwise) or jvp; an "
                          "operation without a derivative needs neither — use a plain function")
+    if pattern not in ("dense", "rule"):
+        raise ValueError(f"defprimitive({name!r}): pattern must be 'dense' or 'rule', got "
+                         f"{pattern!r}")
     if outputs > 1:
         return _multiple_outputs(name, kernel, partials, jvp, jax_kernel, numpy_function,
-                                 outputs)
+                                 outputs, pattern)
     if transpose is not None and linear is None:
         raise ValueError(f"defprimitive({name!r}): a transpose rule needs linear= (the "
                          "arguments in which the operation is linear)")
@@ -122,7 +133,8 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
     prim = Primitive(name, kernel, partials=partials,
                      jvp=None if jvp is None else _shape_checked(name, _on_any_backend(jvp)),
                      transpose=transpose, linear=linear,
-                     shape_rule=shape_rule if linear else None)
+                     shape_rule=shape_rule if linear else None,
+                     pattern="dense" if jvp is not None and pattern == "dense" else None)
     # Without a JAX kernel, the NumPy one runs on JAX arrays through the rule table.
     prim.kernels["jax"] = jax_kernel if jax_kernel is not None else _through_duals(kernel)
     if _FOREIGN_ARRAY_TYPES:
@@ -132,7 +144,8 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
     return prim
 
 
-def _multiple_outputs(name, kernel, partials, jvp, jax_kernel, numpy_function, outputs):
+def _multiple_outputs(name, kernel, partials, jvp, jax_kernel, numpy_function, outputs,
+                      pattern):
     """One primitive per output of a kernel returning a tuple."""
     if partials is not None and len(partials) != outputs:
         raise ValueError(f"defprimitive({name!r}): {outputs} outputs need {outputs} rows of "
@@ -151,7 +164,7 @@ def _multiple_outputs(name, kernel, partials, jvp, jax_kernel, numpy_function, o
             partials=None if partials is None else partials[i],
             jvp=None if jvp is None else output_jvp,
             jax_kernel=None if jax_kernel is None else (
-                lambda *args, **params: jax_kernel(*args, **params)[i]))
+                lambda *args, **params: jax_kernel(*args, **params)[i]), pattern=pattern)
 
     parts = [declare(i) for i in range(outputs)]
 

@@ -315,6 +315,54 @@ def _kernel_gather(kernel):
     return rule
 
 
+def _unknown_positions(index: tuple, ndim: int) -> tuple[tuple, tuple] | None:
+    """For an index holding integer arrays computed from x's values (a sort's order):
+    the axes they index, and the index with them replaced by zeros. None if a mask
+    computed from x's values (the output's shape would depend on them) is among them."""
+    index = _shape._expand_ellipsis(index, ndim)
+    axes, fixed, axis = [], [], 0
+    for part in index:
+        if part is None:
+            fixed.append(None)
+            continue
+        if isinstance(part, Varying):
+            if part.dtype == bool:
+                return None
+            axes.append(axis)
+            part = np.zeros(part.shape, np.intp)
+        fixed.append(part)
+        axis += part.ndim if isinstance(part, np.ndarray) and part.dtype == bool else 1
+    return tuple(axes), tuple(fixed)
+
+
+def _keep_shape(shape: tuple, axes: tuple) -> tuple:
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def _getitem_rule(tag, args, params, shape):
+    """Indexing; an index computed from x's values (a sort's order) may pick any element
+    along the axes it indexes: each output element unites them (a reduction first)."""
+    x, index = args[0], params["index"]
+    if not holds_varying(index):
+        return _gathers[_shape.getitem](tag, args, params, shape)
+    unknown = _unknown_positions(index, x.ndim)
+    if unknown is None:
+        return _dense_rows(tag, args, shape)
+    axes, fixed = unknown
+    kept = _keep_shape(x.shape, axes)
+    lines = _reduce_axes(x.rows, x.shape, axes)
+    picked = np.arange(lines.shape[0]).reshape(kept)[fixed]
+    return _rows.gather(lines, np.broadcast_to(picked, shape))
+
+
+def _reduce_axes(rows, shape: tuple, axes: tuple):
+    """Rows of ``x`` united along ``axes`` (kept with length 1)."""
+    kept = _keep_shape(shape, axes)
+    count = int(np.prod(kept, dtype=np.int64))
+    groups = np.broadcast_to(np.arange(count).reshape(kept), shape)
+    return _rows.reduce(rows, groups.ravel(), count)
+
+
 def _product_rule(tag, args, params, shape):
     """x·y linear in one factor: locally, a zero of the other factor drops the element."""
     x, y = args
@@ -358,17 +406,28 @@ def _cumsum_rule(tag, args, params, shape):
 
 
 def _index_add_rule(tag, args, params, shape):
-    v = args[0]
-    if holds_varying(list(params.values())):
-        return _dense_rows(tag, args, shape)
-    target = np.asarray(_shape.index_add.kernels["numpy"](
-        np.arange(1, v.size + 1).reshape(v.shape), **params))  # unique targets: basic index
+    """A scatter-add (the transpose of indexing). At positions computed from x's values,
+    each value may land anywhere along the axes they index."""
+    v, index = args[0], params["index"]
     size = int(np.prod(shape, dtype=np.int64))
-    if _shape._is_basic(params["index"]):
+    if holds_varying(index):
+        unknown = _unknown_positions(index, len(shape))
+        if unknown is None:
+            return _dense_rows(tag, args, shape)
+        axes, index = unknown
+        kept = _keep_shape(shape, axes)
+        places = np.arange(int(np.prod(kept, dtype=np.int64))).reshape(kept)[index]
+        lines = _rows.combine(v.rows, np.broadcast_to(places, v.shape).ravel(),
+                              np.arange(v.size), int(np.prod(kept, dtype=np.int64)))
+        spread = np.broadcast_to(np.arange(lines.shape[0]).reshape(kept), shape)
+        return _rows.gather(lines, spread)
+    if _shape._is_basic(index):  # no element repeats: a gather backwards
+        target = np.asarray(_shape.index_add.kernels["numpy"](
+            np.arange(1, v.size + 1).reshape(v.shape), **params))
         ins = target.ravel() - 1
         outs = np.flatnonzero(ins >= 0)
         return _rows.combine(v.rows, outs, ins[ins >= 0], size)
-    places = np.arange(size).reshape(shape)[params["index"]]  # advanced: may repeat
+    places = np.arange(size).reshape(shape)[index]  # advanced: may repeat
     places = np.broadcast_to(places, v.shape).ravel()
     return _rows.combine(v.rows, places, np.arange(v.size), size)
 
@@ -467,12 +526,12 @@ def _expand_ellipses(terms, output, shapes):
     return new_terms, output.replace("...", dots)
 
 
+_gathers = {prim: _kernel_gather(prim.kernels["numpy"]) for prim in (
+    _shape.reshape, _shape.transpose, _shape.broadcast_to, _shape.getitem, _shape.concatenate)}
+
 PATTERN_RULES = {
-    _shape.reshape: _kernel_gather(_shape.reshape.kernels["numpy"]),
-    _shape.transpose: _kernel_gather(_shape.transpose.kernels["numpy"]),
-    _shape.broadcast_to: _kernel_gather(_shape.broadcast_to.kernels["numpy"]),
-    _shape.getitem: _kernel_gather(_shape.getitem.kernels["numpy"]),
-    _shape.concatenate: _kernel_gather(_shape.concatenate.kernels["numpy"]),
+    **_gathers,
+    _shape.getitem: _getitem_rule,
     _shape.index_add: _index_add_rule,
     _elementwise.convert: _convert_rule,
     _elementwise.multiply: _product_rule,
