@@ -80,16 +80,20 @@ class Varying(np.ndarray):
         return complex(_in_rule(self).item())
 
 
+#: Modules that only pass a conversion on: the frame that asked for it is further out.
+_PASSING = ("numpy", "scipy", "dualad.dual", "dualad.operands", "dualad.primitive",
+            "dualad.sparse")
+
+
 def _in_rule(value: Varying) -> np.ndarray:
     """``value`` as a plain array if the conversion comes from a rule of dualad
     (through NumPy or SciPy code); ValueDependentError if from the user's code."""
     frame = sys._getframe(2)
     while frame is not None:
         module = frame.f_globals.get("__name__", "")
-        library = module.split(".")[0]
-        if library == "dualad" and not module.startswith("dualad.sparse"):
-            return value.view(np.ndarray)
-        if library not in ("numpy", "scipy", "dualad"):
+        if not any(module == p or module.startswith(p + ".") for p in _PASSING):
+            if module.split(".")[0] == "dualad":
+                return value.view(np.ndarray)
             raise ValueDependentError()
         frame = frame.f_back
     raise ValueDependentError()
@@ -138,7 +142,7 @@ class PatternTag(Tag):
         else:
             try:  # indices the rule computes from x's values must gather from everywhere
                 t_out = prim.jvp_rule([varying(p) for p in primals], tangents, ans, **params)
-            except ValueDependentError:  # the rule branches on x: every output on every input
+            except ValueDependentError:  # a user's rule branches on x: all outputs on all inputs
                 t_out = dense_like(ans, tangents, self)
         if t_out is None:
             return ans
@@ -384,13 +388,10 @@ def _where_rule(tag, args, params, shape):
 
 
 def _sum_rule(tag, args, params, shape):
-    x = args[0]
-    axis, keepdims = params["axis"], params["keepdims"]
-    axis = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in np.atleast_1d(axis))
-    kept = tuple(1 if i in axis else n for i, n in enumerate(x.shape))
-    groups = np.broadcast_to(np.arange(int(np.prod(kept, dtype=np.int64))).reshape(kept),
-                             x.shape)
-    return _rows.reduce(x.rows, groups.ravel(), int(np.prod(kept, dtype=np.int64)))
+    x, axis = args[0], params["axis"]
+    axes = tuple(range(x.ndim)) if axis is None else tuple(
+        a % x.ndim for a in np.atleast_1d(axis))
+    return _reduce_axes(x.rows, x.shape, axes)  # C order with or without the kept axes
 
 
 def _cumsum_rule(tag, args, params, shape):
