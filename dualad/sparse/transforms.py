@@ -23,6 +23,7 @@ from scipy import sparse
 
 from ..dual import as_float_array
 from ..forward import DEFAULT_CHUNK_BYTES, jvp
+from ..replay import REPLAY_BY_DEFAULT, replayed
 from ..reverse import grad, jacrev
 from . import coloring
 from .detection import hessian_sparsity, jacobian_sparsity
@@ -58,31 +59,53 @@ def _color_chunks(colors: np.ndarray, size: int, itemsize: int) -> list[np.ndarr
             for start in range(0, count, per_pass)]
 
 
-def _seeds(colors: np.ndarray, chunk: np.ndarray, shape: tuple, dtype: Any) -> np.ndarray:
-    """Seeds ``(len(chunk), *shape)``: seed c is 1 on the elements coloured ``chunk[c]``."""
-    return (colors == chunk[:, None]).astype(dtype).reshape((len(chunk),) + tuple(shape))
+class _Prepared:
+    """What a sparse Jacobian and a sparse Hessian share: the decompression, computed
+    once, and the evaluation of the nonzeros behind a replay cache.
 
-
-class _Scatter:
-    """A decompression, precomputed: where in the compressed block each nonzero is.
-
-    The decompression of :mod:`~dualad.sparse.coloring` is run once on a block of
-    positions (0, 1, 2, ...) instead of values; each call is then one gather.
+    The decompression of :mod:`~dualad.sparse.coloring` runs once on a block of
+    positions (0, 1, 2, ...) instead of values: each evaluation is then one gather.
     """
 
-    def __init__(self, decompress: Callable, pattern: Any, colors: np.ndarray,
-                 shape: tuple[int, int]) -> None:
-        positions = np.arange(shape[0] * shape[1], dtype=np.int64).reshape(shape)
-        located = decompress(pattern, colors, positions)
-        self.positions, self.indices, self.indptr = located.data, located.indices, located.indptr
-        self.shape = located.shape
+    pattern: sparse.csr_array
+    colors: np.ndarray
+    passes: int
 
-    def __call__(self, compressed: np.ndarray) -> sparse.csr_array:
-        values = np.reshape(compressed, (-1,))[self.positions]
-        return sparse.csr_array((values, self.indices, self.indptr), shape=self.shape)
+    def _prepare(self, fun: Callable, argnum: int, x: np.ndarray, decompress: Callable,
+                 compressed_shape: tuple[int, int], replay: bool) -> None:
+        self.fun, self.argnum = fun, argnum
+        self.shape, self.dtype = x.shape, x.dtype
+        self.passes = int(self.colors.max(initial=-1)) + 1
+        positions = np.arange(compressed_shape[0] * compressed_shape[1], dtype=np.int64)
+        located = decompress(self.pattern, self.colors, positions.reshape(compressed_shape))
+        self._positions, self._structure = located.data, (located.indices, located.indptr)
+        self._nonzeros = replayed(self._interpret, argnum, replay, fun)
+
+    def __call__(self, *args: Any) -> sparse.csr_array:
+        """The matrix at ``args`` (of the shapes it was prepared for), a CSR array."""
+        x = args[self.argnum]
+        if np.shape(x) != self.shape:
+            raise ValueError(f"this {type(self).__name__} was prepared for shape "
+                             f"{self.shape}, got {np.shape(x)}")
+        return sparse.csr_array((self._nonzeros(*args), *self._structure),
+                                shape=self.pattern.shape)
+
+    def _interpret(self, *args: Any) -> np.ndarray:
+        x = as_float_array(args[self.argnum])
+        return np.reshape(self._compressed(x, args), (-1,))[self._positions]
+
+    def _forward(self, fun: Callable, x: np.ndarray, rows: int) -> np.ndarray:
+        """``(rows, passes)``: ``fun``'s tangents along one seed per colour."""
+        blocks = []
+        for chunk in _color_chunks(self.colors, max(rows, x.size), x.dtype.itemsize):
+            seeds = (self.colors == chunk[:, None]).astype(x.dtype)
+            _, t = jvp(fun, (x,), (seeds.reshape((len(chunk),) + x.shape),), batched=True,
+                       replay=False)
+            blocks.append(np.reshape(t, (len(chunk), rows)))
+        return np.concatenate(blocks).T if blocks else np.zeros((rows, 0), x.dtype)
 
 
-class SparseJacobian:
+class SparseJacobian(_Prepared):
     """A Jacobian pattern prepared for one input shape and dtype: call it to evaluate.
 
     Attributes
@@ -100,12 +123,11 @@ class SparseJacobian:
     """
 
     def __init__(self, fun: Callable, args: tuple, argnum: int = 0, *,
-                 sparsity: Any = "detect", mode: str = "auto", local: bool = False) -> None:
+                 sparsity: Any = "detect", mode: str = "auto", local: bool = False,
+                 replay: bool = REPLAY_BY_DEFAULT) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-        self.fun, self.argnum = fun, argnum
         x = as_float_array(args[argnum])
-        self.shape, self.dtype = x.shape, x.dtype
         rest = args[:argnum] + args[argnum + 1:]
         restricted = lambda x, *rest: fun(*_with_arg(rest, argnum, x))  # noqa: E731
         if isinstance(sparsity, str):
@@ -125,46 +147,34 @@ class SparseJacobian:
         else:
             colors = coloring.row_coloring(self.pattern)
         self.mode, self.colors = mode, colors
-        self.passes = int(colors.max(initial=-1)) + 1
         m, n = self.pattern.shape
-        self._scatter = (_Scatter(coloring.decompress_columns, self.pattern, colors,
-                                  (m, self.passes)) if mode == "fwd" else
-                         _Scatter(coloring.decompress_rows, self.pattern, colors,
-                                  (self.passes, n)))
+        count = int(colors.max(initial=-1)) + 1
+        if mode == "fwd":
+            self._prepare(fun, argnum, x, coloring.decompress_columns, (m, count), replay)
+        else:
+            self._prepare(fun, argnum, x, coloring.decompress_rows, (count, n), replay)
 
     def __repr__(self) -> str:
         m, n = self.pattern.shape
         return (f"SparseJacobian({m}x{n}, nnz={self.pattern.nnz}, mode={self.mode!r}, "
                 f"passes={self.passes})")
 
-    def __call__(self, *args: Any) -> sparse.csr_array:
-        """The Jacobian at ``args`` (same shapes as prepared), as a CSR array."""
-        x = as_float_array(args[self.argnum])
-        if x.shape != self.shape:
-            raise ValueError(f"this SparseJacobian was prepared for shape {self.shape}, got "
-                             f"{x.shape}")
+    def _compressed(self, x: np.ndarray, args: tuple) -> np.ndarray:
         fun, argnum = self.fun, self.argnum
         restricted = lambda x: fun(*_with_arg(args, argnum, x))  # noqa: E731
         m, n = self.pattern.shape
         if self.mode == "fwd":
-            blocks = []
-            for chunk in _color_chunks(self.colors, max(m, n), x.dtype.itemsize):
-                _, t = jvp(restricted, (x,), (_seeds(self.colors, chunk, x.shape, x.dtype),),
-                           batched=True, replay=False)
-                blocks.append(np.reshape(t, (len(chunk), m)))
-            compressed = np.concatenate(blocks).T if blocks else np.zeros((m, 0), x.dtype)
-            return self._scatter(compressed)
+            return self._forward(restricted, x, m)
         groups = [np.flatnonzero(self.colors == c) for c in range(self.passes)]
 
-        def compressed_output(x):
+        def compressed_output(x):  # the outputs of each colour summed: one seed each
             flat = np.reshape(restricted(x), (-1,))
             return np.stack([np.sum(flat[rows]) for rows in groups]) if groups else flat[:0]
 
-        compressed = np.reshape(jacrev(compressed_output, replay=False)(x), (self.passes, n))
-        return self._scatter(compressed)
+        return jacrev(compressed_output, replay=False)(x)
 
 
-class SparseHessian:
+class SparseHessian(_Prepared):
     """A Hessian pattern prepared for one input shape and dtype: call it to evaluate.
 
     Attributes
@@ -178,10 +188,9 @@ class SparseHessian:
     """
 
     def __init__(self, fun: Callable, args: tuple, argnum: int = 0, *,
-                 sparsity: Any = "detect", local: bool = False) -> None:
-        self.fun, self.argnum = fun, argnum
+                 sparsity: Any = "detect", local: bool = False,
+                 replay: bool = REPLAY_BY_DEFAULT) -> None:
         x = as_float_array(args[argnum])
-        self.shape, self.dtype = x.shape, x.dtype
         rest = args[:argnum] + args[argnum + 1:]
         if isinstance(sparsity, str):
             if sparsity != "detect":
@@ -192,33 +201,20 @@ class SparseHessian:
             pattern = _as_pattern(sparsity, (x.size, x.size), "sparse_hessian")
         self.pattern = (pattern + pattern.T).tocsr()  # a Hessian is symmetric
         self.colors = coloring.star_coloring(self.pattern)
-        self.passes = int(self.colors.max(initial=-1)) + 1
-        self._scatter = _Scatter(coloring.decompress_star, self.pattern, self.colors,
-                                 (x.size, self.passes))
+        count = int(self.colors.max(initial=-1)) + 1
+        self._prepare(fun, argnum, x, coloring.decompress_star, (x.size, count), replay)
 
     def __repr__(self) -> str:
         n = self.pattern.shape[0]
         return f"SparseHessian({n}x{n}, nnz={self.pattern.nnz}, passes={self.passes})"
 
-    def __call__(self, *args: Any) -> sparse.csr_array:
-        """The Hessian at ``args`` (same shapes as prepared), as a CSR array."""
-        x = as_float_array(args[self.argnum])
-        if x.shape != self.shape:
-            raise ValueError(f"this SparseHessian was prepared for shape {self.shape}, got "
-                             f"{x.shape}")
+    def _compressed(self, x: np.ndarray, args: tuple) -> np.ndarray:
         fun, argnum = self.fun, self.argnum
         gradient = grad(lambda x: fun(*_with_arg(args, argnum, x)), replay=False)
-        n = x.size
-        blocks = []
-        for chunk in _color_chunks(self.colors, n, x.dtype.itemsize):
-            _, t = jvp(gradient, (x,), (_seeds(self.colors, chunk, x.shape, x.dtype),),
-                       batched=True, replay=False)
-            blocks.append(np.reshape(t, (len(chunk), n)))
-        compressed = np.concatenate(blocks).T if blocks else np.zeros((n, 0), x.dtype)
-        return self._scatter(compressed)
+        return self._forward(gradient, x, x.size)
 
 
-class _Prepared:
+class _ByShape:
     """The prepared patterns of one transformed function, by input shape and dtype."""
 
     def __init__(self, make: Callable, argnum: int) -> None:
@@ -246,7 +242,8 @@ class _Prepared:
 
 
 def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
-                    mode: str = "auto", local: bool = False) -> Callable:
+                    mode: str = "auto", local: bool = False,
+                    replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The Jacobian of ``fun`` as a ``scipy.sparse`` CSR array, computing only its nonzeros.
 
     Parameters
@@ -266,6 +263,10 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
         fewer colours.
     local:
         Detect the pattern at the first point only (see :func:`jacobian_sparsity`).
+    replay:
+        Replay the NumPy calls of an earlier evaluation with the same shapes, as
+        :func:`~dualad.jacfwd` does: small problems then cost little more than the
+        function itself.
 
     Returns
     -------
@@ -291,8 +292,9 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
     >>> jac.prepare(np.zeros(5))
     SparseJacobian(5x5, nnz=13, mode='fwd', passes=3)
     """
-    prepared = _Prepared(lambda args: SparseJacobian(fun, args, argnums, sparsity=sparsity,
-                                                     mode=mode, local=local), argnums)
+    prepared = _ByShape(lambda args: SparseJacobian(fun, args, argnums, sparsity=sparsity,
+                                                    mode=mode, local=local, replay=replay),
+                        argnums)
 
     def jac(*args: Any) -> sparse.csr_array:
         return prepared.get(args)(*args)
@@ -303,7 +305,7 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
 
 
 def sparse_hessian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
-                   local: bool = False) -> Callable:
+                   local: bool = False, replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The Hessian of a scalar ``fun`` as a ``scipy.sparse`` CSR array.
 
     The pattern (:func:`hessian_sparsity`, or ``sparsity=`` given) is star
@@ -324,8 +326,8 @@ def sparse_hessian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
     >>> hess.prepare(np.ones(4)).passes
     3
     """
-    prepared = _Prepared(lambda args: SparseHessian(fun, args, argnums, sparsity=sparsity,
-                                                    local=local), argnums)
+    prepared = _ByShape(lambda args: SparseHessian(fun, args, argnums, sparsity=sparsity,
+                                                   local=local, replay=replay), argnums)
 
     def hess(*args: Any) -> sparse.csr_array:
         return prepared.get(args)(*args)
