@@ -16,20 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from .primitive import (
-    EscapedDualError,
-    FUNCTION_HANDLERS,
-    backend_of,
-    MINUS_ONE,
-    ONE,
-    Over,
-    UFUNC_HANDLERS,
-    Boxed,
-    Primitive,
-    Tag,
-    missing_rule_error,
-    qualified_name,
-)
+from .primitive import (FUNCTION_HANDLERS, MINUS_ONE, ONE, UFUNC_HANDLERS, Boxed,
+                        EscapedDualError, Over, Primitive, Tag, backend_of, missing_rule_error,
+                        qualified_name)
 
 __all__ = ["Dual", "primal_value"]
 
