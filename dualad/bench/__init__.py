@@ -30,6 +30,8 @@ layer, and ``jacfwd``'s chunk-size sweep), :mod:`~dualad.bench.second_order`
 (Rosenbrock's Hessian and HVP), :mod:`~dualad.bench.reverse` (the gradients: the
 large sum and the Helmholtz sweep), :mod:`~dualad.bench.compiled` (dualad's
 transforms compiled by ``dualad_gpu``, against ``jax.jit`` of JAX's own),
+:mod:`~dualad.bench.sparse` (sparse Jacobians and Hessians: Bratu, the
+Brusselator and its stiff solve, Rosenbrock, a Laplacian energy),
 :mod:`~dualad.bench.registry` (:data:`PROBLEMS`,
 :data:`GROUPS`), :mod:`~dualad.bench.report` (:func:`run` and the tables) and
 :mod:`~dualad.bench.cli` (:func:`main`). Every public name is importable from
@@ -97,6 +99,15 @@ The compiled problems (group ``compiled``) compare ``dualad_gpu`` with ``jax.jit
 >>> tanh = bench.PROBLEMS["compiled_jacfwd_tanh_1000"]
 >>> tanh.own, tanh.peers, tanh.versus, tanh.versus_target
 (('dualad_gpu',), ['jax.jit', 'dualad-numpy'], 'jax.jit', 1.2)
+
+The sparse sweeps time the prepared transform and its one-time work, checked
+against the derivatives derived by hand (a ``scipy.sparse`` CSR array):
+
+>>> bratu = bench.PROBLEMS["sparse_bratu_1000"]
+>>> bratu.own
+('dualad', 'detect', 'coloring', 'prepare')
+>>> bratu.make("dualad")().nnz
+2998
 """
 
 from __future__ import annotations
@@ -117,10 +128,20 @@ from .reverse import (HELMHOLTZ_R, HELMHOLTZ_SIZES, HELMHOLTZ_T, HELMHOLTZ_TARGE
                       grad_sum_sin_exp, helmholtz, helmholtz_grad, helmholtz_problem)
 from .second_order import (HESSIAN_SIZES, HESSIAN_TARGETS, NUMPY_LEVEL_PEERS,
                            hessian_rosenbrock, hvp_rosenbrock, rosenbrock)
+from .sparse import (BRATU_SIZES, BRUSSELATOR_SIZES, BRUSSELATOR_SOLVE_SIZES, DENSE_MAX_SIZE,
+                     LAPLACIAN_SIZES, ROSENBROCK_SIZES, bratu, brusselator, brusselator_solve,
+                     laplacian_energy, sparse_bratu, sparse_brusselator, sparse_laplacian,
+                     sparse_rosenbrock, sweep_case)
 
 __all__ = [
     "BATCHED_JVP_SIZE",
     "BATCH_SIZES",
+    "BRATU_SIZES",
+    "BRUSSELATOR_SIZES",
+    "BRUSSELATOR_SOLVE_SIZES",
+    "DENSE_MAX_SIZE",
+    "LAPLACIAN_SIZES",
+    "ROSENBROCK_SIZES",
     "CHUNK_SIZES",
     "CHUNK_SWEEP_SIZE",
     "GROUPS",
@@ -139,6 +160,9 @@ __all__ = [
     "SIZE_LABELS",
     "SLOW_PEER_MAX_SIZE",
     "TANH_LAYER_SIZE",
+    "bratu",
+    "brusselator",
+    "brusselator_solve",
     "compiled_grad_textbook",
     "compiled_helmholtz",
     "compiled_hessian_rosenbrock",
@@ -158,12 +182,18 @@ __all__ = [
     "jacrev_tanh",
     "jvp_batched",
     "jvp_sum_sin_exp",
+    "laplacian_energy",
     "main",
     "measure",
     "peak_memory",
     "ratio",
     "rosenbrock",
     "run",
+    "sparse_bratu",
+    "sparse_brusselator",
+    "sparse_laplacian",
+    "sparse_rosenbrock",
+    "sweep_case",
     "tanh_layer",
     "tanh_layer_point",
 ]

@@ -9,6 +9,7 @@ from .forward import BATCH_SIZES, JVP_SIZES, jacfwd_textbook, jvp_batched, jvp_s
 from .jacobians import CHUNK_SIZES, JACOBIAN_SIZES, jacfwd_chunk, jacfwd_tanh, jacrev_tanh
 from .reverse import HELMHOLTZ_SIZES, grad_sum_sin_exp, helmholtz_problem
 from .second_order import HESSIAN_SIZES, hessian_rosenbrock, hvp_rosenbrock
+from .sparse import SPARSE_PROBLEMS
 
 
 #: Every benchmark problem, by name. Factories are cheap: nothing is
@@ -21,7 +22,7 @@ PROBLEMS: dict[str, Problem] = {p.name: p for p in (
     *map(jacfwd_tanh, JACOBIAN_SIZES), *map(jacrev_tanh, JACOBIAN_SIZES),
     *map(jacfwd_chunk, CHUNK_SIZES),
     compiled_jacfwd_tanh(), compiled_jvp_sum_sin_exp(), compiled_hessian_rosenbrock(),
-    compiled_helmholtz(), compiled_grad_textbook())}
+    compiled_helmholtz(), compiled_grad_textbook(), *SPARSE_PROBLEMS)}
 
 #: Groups, each printed as its own table (a size sweep: a row per size): name -> title.
 GROUPS: dict[str, str] = {
@@ -34,15 +35,48 @@ GROUPS: dict[str, str] = {
                          "memory",
     "compiled": "Compiled: dualad_gpu (dualad's transforms under jax.jit) against "
                 "jax.jit of JAX's transforms",
+    "sparse_bratu": "Sparse Jacobian of the 1-D Bratu residual (tridiagonal, 3 colours)",
+    "sparse_brusselator": "Sparse Jacobian of the 2-D Brusselator's rhs(t, y), argnums=1 "
+                          "(n = 2N^2, 10-11 colours)",
+    "sparse_brusselator_solve": "solve_ivp(method='BDF') of the 2-D Brusselator, "
+                                "t in (0, 1): wall time over SciPy's sparse finite differences",
+    "sparse_rosenbrock": "Sparse Hessian of the chained Rosenbrock function (tridiagonal, "
+                         "3 colours)",
+    "sparse_laplacian": "Sparse Hessian of 1/2 sum |grad u|^2 + sum u^4/4 on an N x N grid "
+                        "(n = N^2, five-point, 5 colours)",
 }
 
 #: The groups ``python -m dualad bench`` runs only when asked (``--only GROUP`` or
 #: ``--all``): peer-heavy sweeps, about a minute each, that would take the
 #: default run past two minutes.
-ON_REQUEST: tuple[str, ...] = ("jvp_batched", "jacfwd_tanh", "jacrev_tanh", "jacfwd_chunk_size")
+ON_REQUEST: tuple[str, ...] = ("jvp_batched", "jacfwd_tanh", "jacrev_tanh", "jacfwd_chunk_size",
+                               "sparse_bratu", "sparse_brusselator", "sparse_brusselator_solve",
+                               "sparse_rosenbrock", "sparse_laplacian")
 
 #: What a group's ``size`` is, when not ``n`` (the first column of its table).
-SIZE_LABELS: dict[str, str] = {"jvp_batched": "K", "jacfwd_chunk_size": "chunk_size"}
+SIZE_LABELS: dict[str, str] = {"jvp_batched": "K", "jacfwd_chunk_size": "chunk_size",
+                               "sparse_brusselator": "N", "sparse_brusselator_solve": "N",
+                               "sparse_laplacian": "N"}
+
+#: The notes under every sparse sweep's table: dualad's four columns.
+_SPARSE_COLUMNS = (
+    "Each cell: time / time of the NumPy primal (column 'primal'), both measured in this "
+    "process. dualad: the",
+    "transform's call with its pattern prepared (one pass per colour, then one gather into "
+    "a CSR array); detect:",
+    "jacobian_sparsity / hessian_sparsity; coloring: column_coloring / star_coloring of the "
+    "pattern; prepare: all",
+    "of a first call's one-time work (detection, colourings, the decompression's index). "
+    "'peak X': the peak of the",
+    "memory allocated by one call (tracemalloc, which sees NumPy's buffers; the result "
+    "included, the inputs not).",
+)
+
+#: The notes on the peers of the sparse sweeps.
+_SPARSE_PEERS = (
+    "asdex: jax.jit(asdex.{0}_from_coloring) (a BCOO); asdex-prepare: asdex.{0}_coloring "
+    "(detection and colouring).",
+)
 
 #: Lines printed under a group's table.
 GROUP_NOTES: dict[str, tuple[str, ...]] = {
@@ -92,6 +126,47 @@ GROUP_NOTES: dict[str, tuple[str, ...]] = {
         "The tanh primal is an OpenBLAS W @ x, slowed by XLA's threads on few cores: "
         "OPENBLAS_NUM_THREADS=1",
         "steadies its ratio (not its target, which is against jax.jit).",
+    ),
+    "sparse_bratu": (
+        *_SPARSE_COLUMNS,
+        "Peers: dense dualad.jacfwd and jax.jit(jax.jacfwd) at n <= 10^4 (800 MB); scipy-fd: "
+        "approx_derivative(f, x,",
+        "'2-point', sparsity=(pattern, groups)), the groups made once (as least_squares "
+        "does); scipy-fd+group:",
+        "sparsity=pattern, group_columns in every call (linear in n: 0.2 s at 10^6, 5 "
+        "groups: random order).",
+        _SPARSE_PEERS[0].format("jacobian"),
+        "Targets (issue 16): at n = 10^5 the Jacobian <= 10x and the detection <= 20x; at "
+        "n = 10^4, <= 0.01x dense",
+        "dualad.jacfwd (every own column). At n = 10^6 the CSR Jacobian is 40 MB (data, "
+        "indices, indptr): 'peak",
+        "dualad' must stay within 3x, 120 MB.",
+    ),
+    "sparse_brusselator": (
+        *_SPARSE_COLUMNS,
+        "Peers as for sparse_bratu (dense ones at N <= 64); the Jacobian is of rhs(t, y) "
+        "with argnums=1. No targets.",
+        _SPARSE_PEERS[0].format("jacobian"),
+    ),
+    "sparse_brusselator_solve": (
+        "Each cell: wall time of the solve / that of the 'primal' column, here "
+        "solve_ivp(rhs, (0, 1), y0, 'BDF',",
+        "jac_sparsity=pattern): SciPy's coloured finite differences. dualad: "
+        "jac=dualad.sparse_jacobian(rhs, argnums=1),",
+        "made afresh in each solve (detection and colouring included); scipy-fd-dense: "
+        "neither (N <= 32).",
+        "BDF evaluates the Jacobian once here and spends the time in ~18 sparse LU "
+        "factorizations. No targets.",
+    ),
+    "sparse_rosenbrock": (
+        *_SPARSE_COLUMNS,
+        "Peers: dense dualad.hessian at n <= 1024. " + _SPARSE_PEERS[0].format("hessian")
+        + " No targets.",
+    ),
+    "sparse_laplacian": (
+        *_SPARSE_COLUMNS,
+        "Peers: dense dualad.hessian at n <= 1024. " + _SPARSE_PEERS[0].format("hessian")
+        + " No targets.",
     ),
 }
 
