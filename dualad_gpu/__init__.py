@@ -7,6 +7,11 @@ written with plain NumPy calls (``np.sin(x)``, ``W @ x``, ``np.linalg.solve``)
 compile through the Duals' NumPy protocols, on the differentiated arguments
 and the others alike.
 
+``sparse_jacobian`` and ``sparse_hessian`` (:mod:`dualad_gpu.sparse`, needing
+SciPy) prepare the pattern and its colouring with dualad's NumPy path, outside
+the trace, and compile the compressed passes and the decompression, returning
+a ``jax.experimental.sparse.BCOO`` or a SciPy CSR array.
+
 Plain ``jax.numpy`` functions refuse Duals (JAX offers no protocol through
 which a Dual could take part): ``jnp.sin(x)`` on a differentiated argument
 raises a ``TypeError``. Write ``import dualad_gpu.numpy as jnp`` instead, the
@@ -45,4 +50,18 @@ kernels.register()
 pytrees.register()
 
 __all__ = ["jvp", "jacfwd", "jacobian", "hessian", "hvp", "grad", "value_and_grad", "vjp",
-           "jacrev"]
+           "jacrev", "sparse_jacobian", "sparse_hessian"]
+
+_SPARSE = ("sparse_jacobian", "sparse_hessian")
+
+
+def __getattr__(name: str):
+    """The sparse transforms, imported on first use: they need SciPy."""
+    if name in _SPARSE:
+        try:
+            from . import sparse
+        except ImportError as error:
+            raise ImportError(f"dualad_gpu.{name} needs SciPy: pip install dualad[sparse]"
+                              ) from error
+        return getattr(sparse, name)
+    raise AttributeError(f"module 'dualad_gpu' has no attribute {name!r}")
