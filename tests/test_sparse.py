@@ -163,17 +163,26 @@ def test_hessian_patterns_keep_only_second_order_interactions():
 
 
 def test_global_and_local_patterns():
-    x = np.array([1.0, -1.0, 2.0])
+    x = np.array([0.0, -1.0, 2.0])
     W = np.array([[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]])
-    for f, local_nnz in [(lambda x: np.where(x > 0, x, 0.0), 2),
-                         (lambda x: np.maximum(x, 0.0), 2),
-                         (lambda x: W @ x, 3), (lambda x: np.einsum("ij,j->i", W, x), 3),
-                         (lambda x: x * np.array([0.0, 1.0, 1.0]), 2)]:
+    mask = np.array([False, True, True])
+    # zeros that depend on x count only at this x
+    for f, local_nnz, global_nnz in [(lambda x: np.where(x > 0, x, 0.0), 1, 3),
+                                     (lambda x: np.maximum(x, 0.0), 2, 3),  # a tie at 0
+                                     (lambda x: x[0] * x, 2, 5),
+                                     (lambda x: W @ (x * x[0]), 2, 4)]:
         global_ = jacobian_sparsity(f, x)
         local = jacobian_sparsity(f, x, local=True)
-        assert local.nnz == local_nnz
+        assert (local.nnz, global_.nnz) == (local_nnz, global_nnz)
         assert not (local.toarray() & ~global_.toarray()).any()
-        assert global_.nnz > local.nnz
+        assert _contains(local, dualad.jacfwd(f)(x))
+    # zeros of constants are zeros for every x
+    for f, nnz in [(lambda x: W @ x, 3), (lambda x: np.einsum("ij,j->i", W, x), 3),
+                   (lambda x: x * mask, 2), (lambda x: np.where(mask, x, 0.0), 2),
+                   (lambda x: np.tril(np.outer(x, x)).ravel(), 9),
+                   (lambda x: np.pad(x, 1)[:-2] + np.pad(x, 1)[2:], 4)]:
+        assert jacobian_sparsity(f, x).nnz == nnz
+        assert jacobian_sparsity(f, x, local=True).nnz <= nnz
 
 
 def test_a_branch_on_a_value_raises_globally_and_is_followed_locally():

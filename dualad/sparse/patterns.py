@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dual import Dual
+from ..dual import Dual, elementwise_jvp
 from ..primitive import Boxed, Primitive, Tag
 from ..rules import elementwise as _elementwise
 from ..rules import linalg as _linalg
@@ -99,11 +99,36 @@ def _in_rule(value: Varying) -> np.ndarray:
     raise ValueDependentError()
 
 
+class Constant(np.ndarray):
+    """A plain array that does not depend on the input, during global detection: its
+    zeros are zeros for every x (a product with it, a ``where`` on it, a matrix of
+    it). Computed with a :class:`Varying` value, the result is Varying."""
+
+    __array_priority__ = 1.0
+
+
+Varying.__array_priority__ = 2.0  # Constant·Varying is Varying
+
+
 def varying(value: Any) -> Any:
     """``value`` as a :class:`Varying` array (numbers and arrays; others unchanged)."""
     if isinstance(value, (np.ndarray, np.generic)) and value.dtype != object:
         return np.asarray(value).view(Varying)
     return value
+
+
+def constant(value: Any) -> Any:
+    """A plain ``value`` (not Varying) as a :class:`Constant` array."""
+    if type(value) in (np.ndarray, Constant) or isinstance(value, np.generic):
+        return np.asarray(value).view(Constant) if value.dtype != object else value
+    return value
+
+
+def known_zeros(tag: PatternTag, value: Any) -> bool:
+    """Whether the zeros of ``value`` (a weight, a factor, a condition) may drop
+    dependencies: any array at the local point, a :class:`Constant` globally."""
+    return isinstance(value, Constant) or (tag.local and isinstance(value, (np.ndarray,
+                                                                            np.generic)))
 
 
 def holds_varying(value: Any) -> bool:
@@ -132,16 +157,21 @@ class PatternTag(Tag):
 
     def process(self, box: Dual, prim: Primitive, primals: list, tangents: list, ans: Any,
                 params: dict) -> Any:
-        """What a Dual of this tag does for a primitive that has no row of partials."""
-        if prim.jvp_rule is None:  # piecewise constant: no derivative, a value of x
+        """A Dual of this tag meets ``prim``: its tangent is a pattern, from the rule."""
+        if prim.partials is None and prim.jvp_rule is None:  # piecewise constant
             return ans if self.local else varying(ans)
         if prim.pattern == "dense":
             return box._wrap(ans, dense_like(ans, tangents, self))
-        if self.local:
-            t_out = prim.jvp_rule(primals, tangents, ans, **params)
+        value = ans
+        if not self.local:  # what the rule computes from x varies; the rest is constant
+            primals = [constant(p) if t is None else varying(p)
+                       for p, t in zip(primals, tangents)]
+            value = varying(ans)
+        if prim.partials is not None:
+            t_out = elementwise_jvp(prim, primals, tangents, value)
         else:
-            try:  # indices the rule computes from x's values must gather from everywhere
-                t_out = prim.jvp_rule([varying(p) for p in primals], tangents, ans, **params)
+            try:
+                t_out = prim.jvp_rule(primals, tangents, value, **params)
             except ValueDependentError:  # a user's rule branches on x: all outputs on all inputs
                 t_out = dense_like(ans, tangents, self)
         if t_out is None:
@@ -267,7 +297,7 @@ def _elementwise_union(tag: PatternTag, args: list, weights: list, shape: tuple,
     for a, weight in zip(args, weights):
         if not isinstance(a, PatternVar) or a._tag is not tag:
             continue
-        masked = tag.local and isinstance(weight, (np.ndarray, np.generic))
+        masked = known_zeros(tag, weight)
         if a.shape == tuple(shape) and not masked:
             parts.append(a.rows)
             continue
@@ -381,7 +411,7 @@ def _convert_rule(tag, args, params, shape):
 def _where_rule(tag, args, params, shape):
     numbers, stacked = _numbered(args, tag)
     x, y = (np.broadcast_to(number, shape) for number in numbers[1:])
-    if not tag.local:
+    if not known_zeros(tag, args[0]):
         return _rows.union_gather(stacked, [x, y])
     cond = np.broadcast_to(np.asarray(args[0]), shape)
     return _rows.union_gather(stacked, [np.where(cond, x, y)])
@@ -483,13 +513,13 @@ def _contraction(tag, args, terms, output, shape):
     outs = index_on_grid(output, tuple(shape))
     ins = index_on_grid(terms[at], tuple(shapes[at]))
     keep = np.ones(dims, bool)
-    if tag.local:
-        others = [(np.asarray(a) != 0).astype(np.float64) for i, a in enumerate(args) if i != at]
-        other_terms = [t for i, t in enumerate(terms) if i != at]
-        if others:
-            seen = [c for c in grid if any(c in t for t in other_terms)]
-            mask = np.einsum(",".join(other_terms) + "->" + "".join(seen), *others) > 0
-            keep = mask.reshape([mask.shape[seen.index(c)] if c in seen else 1 for c in grid])
+    others = [(np.asarray(a) != 0).astype(np.float64) for i, a in enumerate(args)
+              if i != at and known_zeros(tag, a)]
+    other_terms = [t for i, t in enumerate(terms) if i != at and known_zeros(tag, args[i])]
+    if others:
+        seen = [c for c in grid if any(c in t for t in other_terms)]
+        mask = np.einsum(",".join(other_terms) + "->" + "".join(seen), *others) > 0
+        keep = mask.reshape([mask.shape[seen.index(c)] if c in seen else 1 for c in grid])
     keep = np.broadcast_to(keep, dims)
     outs, ins = np.broadcast_to(outs, dims)[keep], np.broadcast_to(ins, dims)[keep]
     return _rows.combine(operand.rows, outs, ins, int(np.prod(shape, dtype=np.int64)))
