@@ -325,3 +325,15 @@ def test_scipy_is_needed_only_for_the_sparse_transforms():
                          check=True).stdout
     assert out.splitlines() == ["1.0", "dualad.sparse_jacobian needs SciPy: pip install "
                                 "dualad[sparse]"]
+
+
+def test_replayed_nonzeros_equal_the_interpreted_ones():
+    rng = np.random.default_rng(3)
+    for transform, f in [(dualad.sparse_jacobian, bratu), (dualad.sparse_hessian, rosenbrock),
+                         (dualad.sparse_hessian, laplacian_energy)]:
+        replayed, interpreted = transform(f), transform(f, replay=False)
+        for _ in range(5):
+            x = rng.uniform(-1.0, 1.0, 25)
+            a, b = replayed(x), interpreted(x)
+            assert (a.indptr == b.indptr).all() and (a.indices == b.indices).all()
+            np.testing.assert_array_equal(a.data, b.data)

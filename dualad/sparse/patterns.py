@@ -455,9 +455,7 @@ def _index_add_rule(tag, args, params, shape):
     if _shape._is_basic(index):  # no element repeats: a gather backwards
         target = np.asarray(_shape.index_add.kernels["numpy"](
             np.arange(1, v.size + 1).reshape(v.shape), **params))
-        ins = target.ravel() - 1
-        outs = np.flatnonzero(ins >= 0)
-        return _rows.combine(v.rows, outs, ins[ins >= 0], size)
+        return _rows.gather(v.rows, target.ravel() - 1)
     places = np.arange(size).reshape(shape)[index]  # advanced: may repeat
     places = np.broadcast_to(places, v.shape).ravel()
     return _rows.combine(v.rows, places, np.arange(v.size), size)
