@@ -294,22 +294,9 @@ def _prepared_plan(prepare: Callable[[tuple, int], Any], args: tuple, argnum: in
 
 
 def _prepare(cls: type, fun: Callable, args: tuple, argnum: int, **options: Any) -> Any:
-    """``cls(fun, args, argnum, **options)`` prepared with the differentiated argument
-    moved last, then given back ``fun`` and ``argnum`` (its own ``__call__`` runs
-    the NumPy path).
-
-    The preparation evaluates ``fun(*_with_arg(rest, argnum, x))`` on the other
-    arguments ``rest``, which replaces ``rest[argnum]`` instead of inserting ``x``
-    there unless ``argnum == len(rest)``: with ``x`` last both agree.
-    """
-    rest = args[:argnum] + args[argnum + 1:]
-
-    def moved(*a):
-        return fun(*a[:argnum], a[-1], *a[argnum:-1])
-
-    prepared = cls(moved, rest + (args[argnum],), len(rest), replay=False, **options)
-    prepared.fun, prepared.argnum = fun, argnum
-    return prepared
+    """``cls(fun, args, argnum, **options)``: pattern and colouring on the NumPy path (its
+    own ``__call__``, which the compiled evaluation replaces, keeps the interpreter)."""
+    return cls(fun, args, argnum, replay=False, **options)
 
 
 def _check(output: str, mode: str = "auto", sparsity: Any = "detect") -> None:

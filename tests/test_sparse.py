@@ -337,3 +337,12 @@ def test_replayed_nonzeros_equal_the_interpreted_ones():
             a, b = replayed(x), interpreted(x)
             assert (a.indptr == b.indptr).all() and (a.indices == b.indices).all()
             np.testing.assert_array_equal(a.data, b.data)
+
+
+def test_the_differentiated_argument_may_come_first():
+    f = lambda u, lam, scale=1.0: scale * bratu(u, lam)  # noqa: E731
+    x = np.linspace(0.0, 1.0, 6)
+    for jac in (dualad.sparse_jacobian(f), dualad.sparse_jacobian(f, mode="rev")):
+        np.testing.assert_allclose(jac(x, 2.0, 3.0).toarray(), dualad.jacfwd(f)(x, 2.0, 3.0))
+    hess = dualad.sparse_hessian(lambda a, x, b: a * rosenbrock(x) + b, argnums=1)
+    np.testing.assert_allclose(hess(2.0, x, 1.0).toarray(), 2.0 * dualad.hessian(rosenbrock)(x))

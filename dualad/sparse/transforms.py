@@ -129,7 +129,7 @@ class SparseJacobian(_Prepared):
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         x = as_float_array(args[argnum])
         rest = args[:argnum] + args[argnum + 1:]
-        restricted = lambda x, *rest: fun(*_with_arg(rest, argnum, x))  # noqa: E731
+        restricted = lambda x, *rest: fun(*rest[:argnum], x, *rest[argnum:])  # noqa: E731
         if isinstance(sparsity, str):
             if sparsity != "detect":
                 raise ValueError(f"sparsity must be 'detect' or a pattern, got {sparsity!r}")
@@ -195,7 +195,7 @@ class SparseHessian(_Prepared):
         if isinstance(sparsity, str):
             if sparsity != "detect":
                 raise ValueError(f"sparsity must be 'detect' or a pattern, got {sparsity!r}")
-            restricted = lambda x, *rest: fun(*_with_arg(rest, argnum, x))  # noqa: E731
+            restricted = lambda x, *rest: fun(*rest[:argnum], x, *rest[argnum:])  # noqa: E731
             pattern = hessian_sparsity(restricted, x, *rest, local=local)
         else:
             pattern = _as_pattern(sparsity, (x.size, x.size), "sparse_hessian")
