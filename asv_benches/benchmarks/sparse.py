@@ -1,8 +1,8 @@
-"""Sparse Jacobians and Hessians (issue 16): ``dualad.sparse_jacobian`` and
+"""Sparse Jacobians and Hessians: ``dualad.sparse_jacobian`` and
 ``dualad.sparse_hessian`` over their primal, beside dense transforms, SciPy's
 coloured finite differences and asdex.
 
-- the 1-D Bratu residual, n = 10³ … 10⁶ (``SparseBratu*``), with issue 16's
+- the 1-D Bratu residual, n = 10³ … 10⁶ (``SparseBratu*``), with their
   targets: the Jacobian ≤ 10× the primal and the detection ≤ 20× at 10⁵;
 - the 2-D Brusselator's ``rhs(t, y)``, N = 32 … 256 (``SparseBrusselator*``), and
   ``solve_ivp(method="BDF")`` with dualad's Jacobian over SciPy's finite
@@ -59,7 +59,7 @@ class SparseBratuMemory:
     ``SparseBratuMemoryBaseline.peakmem_primal``. ``track_peak_over_jacobian``:
     the peak allocated during one call (``bench.peak_memory``, tracemalloc) over
     the bytes of the CSR Jacobian it returns (``data``, ``indices``, ``indptr``);
-    issue 16's target is ≤ 3.
+    the target is ≤ 3.
     """
 
     timeout, rounds = 300.0, ROUNDS

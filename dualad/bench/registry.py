@@ -136,7 +136,7 @@ GROUP_NOTES: dict[str, tuple[str, ...]] = {
         "sparsity=pattern, group_columns in every call (linear in n: 0.2 s at 10^6, 5 "
         "groups: random order).",
         _SPARSE_PEERS[0].format("jacobian"),
-        "Targets (issue 16): at n = 10^5 the Jacobian <= 10x and the detection <= 20x; at "
+        "Targets: at n = 10^5 the Jacobian <= 10x and the detection <= 20x; at "
         "n = 10^4, <= 0.01x dense",
         "dualad.jacfwd (every own column). At n = 10^6 the CSR Jacobian is 40 MB (data, "
         "indices, indptr): 'peak",

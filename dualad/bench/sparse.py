@@ -1,4 +1,4 @@
-"""Sparse Jacobians and Hessians (issue 16's measurements): four size sweeps and a
+"""Sparse Jacobians and Hessians, their goals measured: four size sweeps and a
 stiff solve, dualad's ``sparse_jacobian`` and ``sparse_hessian`` against dense
 transforms, SciPy's coloured finite differences and asdex.
 
@@ -62,7 +62,7 @@ BRUSSELATOR_T_END = 1.0
 DENSE_MAX_SIZE = {"dualad.jacfwd": 10**4, "jax.jit": 10**4, "dualad.hessian": 1024,
                   "scipy-fd-dense": 2 * 32**2}
 
-#: Issue 16's targets, by sweep and n: the Jacobian ≤ 10× the primal and the
+#: The targets, by sweep and n: the Jacobian ≤ 10× the primal and the
 #: detection ≤ 20× at n = 10⁵; ≥ 100× faster than dense ``dualad.jacfwd`` at 10⁴
 #: (:attr:`Problem.versus_target`, which applies to every own column).
 BRATU_TARGETS = {10**5: {"dualad": 10.0, "detect": 20.0}}
@@ -412,7 +412,7 @@ def _sweep_problem(family: str, size: int, title: str, largest: int, target=None
 
 def sparse_bratu(n: int) -> Problem:
     """The sparse Jacobian of :func:`bratu` at n unknowns (tridiagonal, 3 colours),
-    with issue 16's targets (:data:`BRATU_TARGETS`, :data:`BRATU_VERSUS`); peak
+    with its targets (:data:`BRATU_TARGETS`, :data:`BRATU_VERSUS`); peak
     memory measured at n = 10⁶."""
     versus, factor = BRATU_VERSUS.get(n, (None, None))
     return _sweep_problem("bratu", n, f"sparse Jacobian, 1-D Bratu, n={n}", BRATU_SIZES[-1],
