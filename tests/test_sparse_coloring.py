@@ -228,3 +228,51 @@ def test_seed_matrix():
     np.testing.assert_array_equal(seed_matrix(np.array([1, 0, 1]), np.float32),
                                   np.array([[0, 1], [1, 0], [0, 1]], np.float32))
     assert seed_matrix(np.zeros(0, int)).shape == (0, 0)
+
+
+# ---------------------------------------------------------------- large patterns
+
+
+def test_star_coloring_of_large_bands_and_stencils_is_periodic_and_optimal():
+    # Above the small-pattern size the periodic distance-2 colouring is tried first.
+    for pattern, expected in [(banded(3000, 1), 3), (banded(3000, 3), 7), (stencil(40), 5)]:
+        colors = star_coloring(pattern)
+        assert count(colors) == expected
+        assert_column_coloring(pattern, colors)  # distance 2, hence star
+
+
+def test_large_arrowhead_star_coloring_still_needs_two_colors():
+    pattern = sp.csr_array(arrowhead(3000))
+    colors = star_coloring(pattern)
+    assert count(colors) == 2
+    hess = with_values(pattern, np.float64, 4)
+    hess = hess + hess.T
+    np.testing.assert_array_equal(decompress_star(pattern, colors, hess @ seed_matrix(colors)).toarray(),
+                                  hess.toarray())
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_column_coloring_of_a_large_random_pattern(order):
+    pattern = random_pattern(3000, 2000, 0.002, 7)
+    colors = column_coloring(pattern, order)
+    p = sp.csr_array(pattern)
+    for row in range(p.shape[0]):
+        used = colors[p.indices[p.indptr[row]:p.indptr[row + 1]]]
+        assert len(set(used)) == len(used)
+    assert count(colors) <= int(np.diff(p.indptr).max()) + 6
+
+
+def test_column_coloring_with_more_than_64_colors():
+    dense_rows = np.zeros((3, 150), bool)
+    dense_rows[0, :130] = dense_rows[1, 100:] = dense_rows[2, ::2] = True
+    colors = column_coloring(dense_rows)
+    assert_column_coloring(dense_rows, colors)
+    assert count(colors) == 130
+
+
+def test_canonical_input_is_not_modified():
+    pattern = banded(2000, 2)
+    before = (pattern.indptr.copy(), pattern.indices.copy())
+    column_coloring(pattern), star_coloring(pattern), row_coloring(pattern)
+    np.testing.assert_array_equal(pattern.indptr, before[0])
+    np.testing.assert_array_equal(pattern.indices, before[1])

@@ -36,6 +36,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from . import greedy
+
 __all__ = ["ORDERS", "column_coloring", "row_coloring", "star_coloring", "seed_matrix",
            "decompress_columns", "decompress_rows", "decompress_star"]
 
@@ -44,6 +46,7 @@ __all__ = ["ORDERS", "column_coloring", "row_coloring", "star_coloring", "seed_m
 ORDERS = ("largest_first", "natural", "random")
 
 _SEED = 0
+_SMALL = 1000  # below this, star colourings always try the greedy colouring too
 _ITERATED_GREEDY_PASSES = 4
 
 
@@ -51,7 +54,13 @@ _ITERATED_GREEDY_PASSES = 4
 
 
 def _csr(pattern) -> sp.csr_array:
-    """The pattern as a canonical boolean CSR array (sorted, no duplicates, no zeros)."""
+    """The pattern as a canonical boolean CSR array (sorted, no duplicates, no zeros).
+
+    A canonical boolean CSR array is returned as it is (not copied): never modify the result.
+    """
+    if isinstance(pattern, sp.csr_array) and pattern.dtype == bool \
+            and pattern.has_canonical_format and pattern.data.all():
+        return pattern
     p = sp.csr_array(pattern if sp.issparse(pattern) else np.asarray(pattern), dtype=bool)
     p.sum_duplicates()
     p.eliminate_zeros()
@@ -64,7 +73,11 @@ def _symmetric(pattern) -> sp.csr_array:
     p = _csr(pattern)
     if p.shape[0] != p.shape[1]:
         raise ValueError(f"a symmetric pattern must be square, got shape {p.shape}")
-    return _csr(p + p.T + sp.eye_array(p.shape[0], dtype=bool, format="csr"))
+    t = sp.csr_array(p.T)
+    if np.array_equal(t.indptr, p.indptr) and np.array_equal(t.indices, p.indices) \
+            and p.diagonal().all():
+        return p
+    return _csr(p + t + sp.eye_array(p.shape[0], dtype=bool, format="csr"))
 
 
 def _adjacency(p: sp.csr_array) -> sp.csr_array:
@@ -111,17 +124,26 @@ def _mex(owners: list, values: list, size: int) -> np.ndarray:
     return result
 
 
-def _priorities(degree: np.ndarray, order: str) -> np.ndarray:
-    """Distinct float priorities of the vertices: higher is coloured first."""
+def _order(degree: np.ndarray, order: str) -> np.ndarray:
+    """The vertices in the order the greedy colouring takes them."""
     n = len(degree)
     rng = np.random.default_rng(_SEED)
-    if order == "largest_first":
-        return degree + rng.random(n)
+    if order == "largest_first":  # ties in random order
+        shuffled = rng.permutation(n)
+        key = np.asarray(-degree[shuffled], dtype=np.int16 if degree.max(initial=0) < 2**15 else np.int64)
+        return shuffled[np.argsort(key, kind="stable")]
     if order == "natural":
-        return -np.arange(n, dtype=np.float64)
+        return np.arange(n)
     if order == "random":
-        return rng.permutation(n).astype(np.float64)
+        return rng.permutation(n)
     raise AssertionError(order)
+
+
+def _priorities(degree: np.ndarray, order: str) -> np.ndarray:
+    """Distinct float priorities of the vertices: higher is coloured first."""
+    priority = np.empty(len(degree))
+    priority[_order(degree, order)] = -np.arange(len(degree), dtype=np.float64)
+    return priority
 
 
 def _check_order(order: str) -> None:
@@ -295,20 +317,26 @@ def _periodic(p: sp.csr_array, bound: int) -> np.ndarray | None:
             for shift in range(q if period else 1):
                 def color(j):
                     return (j + shift * (j // period if period else 0)) % q
-                if _distinct_in_rows(sample, color(sample.indices)) and \
-                        _distinct_in_rows(p, color(p.indices)):
-                    return color(np.arange(n))
+                if _distinct_in_rows(sample, _bits(color(sample.indices), q)):
+                    colors = color(np.arange(n, dtype=np.int32 if 65 * n < 2**31 else np.int64))
+                    if _distinct_in_rows(p, _bits(colors, q)[p.indices]):
+                        return colors.astype(np.int64)
     return None
 
 
-def _distinct_in_rows(p: sp.csr_array, entry_colors: np.ndarray) -> bool:
-    """Whether no row of ``p`` has two entries of one colour (colours below 64)."""
-    starts = p.indptr[:-1][np.diff(p.indptr) > 0]
-    if not len(starts):
-        return True
-    bits = np.left_shift(np.uint64(1), entry_colors.astype(np.uint64))
-    # Equal colours in a row make the sum of their bits differ from the union.
-    return bool((np.bitwise_or.reduceat(bits, starts) == np.add.reduceat(bits, starts)).all())
+def _distinct_in_rows(p: sp.csr_array, bits: np.ndarray) -> bool:
+    """Whether no row of ``p`` has two entries of one colour, given ``1 << colour`` per entry."""
+    total = np.zeros(len(bits) + 1, dtype=bits.dtype)
+    np.cumsum(bits, out=total[1:])  # row sums as differences: wrapping around is harmless
+    # k distinct powers of two add up with k bits set; any repeat carries and sets fewer.
+    sums = total[p.indptr[1:]] - total[p.indptr[:-1]]
+    return bool((np.bitwise_count(sums) == np.diff(p.indptr)).all())
+
+
+def _bits(colors: np.ndarray, q: int) -> np.ndarray:
+    """``1 << colors`` for colours below ``q <= 64``, in 32 bits when they fit."""
+    dtype = np.uint32 if q <= 32 else np.uint64
+    return np.left_shift(dtype(1), colors.astype(dtype))
 
 
 def _is_star(graph: sp.csr_array, colors: np.ndarray) -> bool:
@@ -365,8 +393,10 @@ def column_coloring(pattern, order: str = "largest_first") -> np.ndarray:
     best = _periodic(p, lower + 1)
     if best is not None:
         return best
-    conflict = _adjacency(_csr(p.T @ p))
-    best = _iterated_greedy(conflict, _greedy(conflict, _priorities(np.diff(conflict.indptr), order)))
+    # Conflicts counted with multiplicity (columns sharing two rows count twice): no PᵀP needed.
+    row_length = np.diff(p.indptr)
+    degree = np.bincount(p.indices, weights=np.repeat(row_length - 1, row_length), minlength=n)
+    best = greedy.column_coloring(p, _order(degree, order), lower, _ITERATED_GREEDY_PASSES)
     periodic = _periodic(p, int(best.max()) + 1)
     return best if periodic is None else periodic
 
@@ -419,9 +449,17 @@ def star_coloring(pattern, order: str = "largest_first") -> np.ndarray:
     n = p.shape[0]
     if n == 0:
         return np.zeros(0, dtype=np.int64)
+    # A distance-2 colouring (a column colouring of P + Pᵀ + I) is a star colouring and needs
+    # max-row-count colours; stencils and bands have a periodic one that small, and there it is
+    # the star optimum too. Star colourings win big only around hubs (rows far longer than the
+    # mean, as in an arrowhead) or on tiny patterns, where the greedy star colouring runs too.
+    lower = int(np.diff(p.indptr).max())
+    if n > _SMALL and lower <= 2 * p.nnz / n:
+        best = _periodic(p, lower + 1)
+        if best is not None:
+            return best
     graph = _adjacency(p)
     best = _greedy(graph, _priorities(np.diff(graph.indptr), order), star=True)
-    # A distance-2 colouring (a column colouring of P + Pᵀ + I) is a star colouring.
     periodic = _periodic(p, int(best.max()) + 1)
     return best if periodic is None else periodic
 
@@ -506,9 +544,13 @@ def decompress_star(pattern, colors: np.ndarray, compressed: np.ndarray) -> sp.c
     p = _symmetric(pattern)
     colors = np.asarray(colors)
     rows, cols = _rows_of(p), p.indices
-    key = rows * (colors.max(initial=0) + 1) + colors[cols]
-    _, where, count = np.unique(key, return_inverse=True, return_counts=True)
-    direct = count[where] == 1
+    k = colors.max(initial=0) + 1
+    key = rows * k + colors[cols]
+    if len(colors) * k <= 4 * len(key) + 1024:  # counting is linear; a table that small is cheap
+        direct = np.bincount(key, minlength=len(colors) * k)[key] == 1
+    else:
+        _, where, count = np.unique(key, return_inverse=True, return_counts=True)
+        direct = count[where] == 1
     compressed = np.asarray(compressed)
     values = np.where(direct, compressed[rows, colors[cols]], compressed[cols, colors[rows]])
     return sp.csr_array((values, cols, p.indptr), shape=p.shape)
