@@ -141,9 +141,15 @@ def _order(degree: np.ndarray, order: str) -> np.ndarray:
 
 def _priorities(degree: np.ndarray, order: str) -> np.ndarray:
     """Distinct float priorities of the vertices: higher is coloured first."""
-    priority = np.empty(len(degree))
-    priority[_order(degree, order)] = -np.arange(len(degree), dtype=np.float64)
-    return priority
+    n = len(degree)
+    rng = np.random.default_rng(_SEED)
+    if order == "largest_first":
+        return degree + rng.random(n)
+    if order == "natural":
+        return -np.arange(n, dtype=np.float64)
+    if order == "random":
+        return rng.permutation(n).astype(np.float64)
+    raise AssertionError(order)
 
 
 def _check_order(order: str) -> None:
