@@ -192,24 +192,6 @@ def _greedy(graph: sp.csr_array, priority: np.ndarray, star: bool = False) -> np
     return colors
 
 
-def _iterated_greedy(graph: sp.csr_array, colors: np.ndarray) -> np.ndarray:
-    """Culberson's iterated greedy: recolour class by class, never more colours."""
-    for step in range(_ITERATED_GREEDY_PASSES):
-        k = colors.max(initial=-1) + 1
-        sizes = np.bincount(colors, minlength=k)
-        classes = np.arange(k)[::-1] if step % 2 == 0 else np.argsort(-sizes, kind="stable")
-        new = np.full(len(colors), -1)
-        for c in classes:
-            members = np.flatnonzero(colors == c)
-            which, nbr = _gather(graph, members)
-            done = new[nbr] >= 0
-            new[members] = _mex([which[done]], [new[nbr[done]]], len(members))
-        if new.max(initial=-1) + 1 == k and step:
-            return new
-        colors = new
-    return colors
-
-
 # ---------------------------------------------------------------- star colouring
 
 

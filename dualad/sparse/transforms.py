@@ -76,7 +76,8 @@ class _Prepared:
         self.fun, self.argnum = fun, argnum
         self.shape, self.dtype = x.shape, x.dtype
         self.passes = int(self.colors.max(initial=-1)) + 1
-        positions = np.arange(compressed_shape[0] * compressed_shape[1], dtype=np.int64)
+        size = compressed_shape[0] * compressed_shape[1]
+        positions = np.arange(size, dtype=np.int32 if size < 2**31 - 1 else np.int64)
         located = decompress(self.pattern, self.colors, positions.reshape(compressed_shape))
         self._positions, self._structure = located.data, (located.indices, located.indptr)
         self._nonzeros = replayed(self._interpret, argnum, replay, fun)
@@ -139,7 +140,9 @@ class SparseJacobian(_Prepared):
             self.pattern = _as_pattern(sparsity, (m, x.size), "sparse_jacobian")
         if mode == "auto":
             columns = coloring.column_coloring(self.pattern)
-            rows = coloring.row_coloring(self.pattern)
+            fewest_rows = np.bincount(self.pattern.indices, minlength=1).max()  # a lower bound
+            rows = (coloring.row_coloring(self.pattern)
+                    if columns.max(initial=-1) + 1 > fewest_rows else columns)
             by_rows = rows.max(initial=-1) < columns.max(initial=-1)
             mode, colors = ("rev", rows) if by_rows else ("fwd", columns)
         elif mode == "fwd":
