@@ -29,6 +29,17 @@ def stencil(N):
     return sp.csr_array(sp.kron(T, I) + sp.kron(I, T), dtype=bool)
 
 
+def two_fields(N):
+    """A Brusselator's Jacobian: fields u, v on an N×N periodic grid; each row is a 5-point
+    periodic stencil in its own field plus the same point of the other field."""
+    idx = np.arange(N * N).reshape(N, N)
+    near = np.stack([idx, np.roll(idx, 1, 0), np.roll(idx, -1, 0), np.roll(idx, 1, 1),
+                     np.roll(idx, -1, 1)]).reshape(5, -1)
+    rows = np.concatenate([np.tile(idx.ravel(), 6), np.tile(idx.ravel(), 6) + N * N])
+    cols = np.concatenate([near.ravel(), idx.ravel() + N * N, near.ravel() + N * N, idx.ravel()])
+    return sp.csr_array((np.ones(len(rows), bool), (rows, cols)), shape=(2 * N * N, 2 * N * N))
+
+
 def arrowhead(n):
     a = np.eye(n, dtype=bool)
     a[0] = a[:, 0] = True
@@ -260,6 +271,19 @@ def test_column_coloring_of_a_large_random_pattern(order):
         used = colors[p.indices[p.indptr[row]:p.indptr[row + 1]]]
         assert len(set(used)) == len(used)
     assert count(colors) <= int(np.diff(p.indptr).max()) + 6
+
+
+@pytest.mark.parametrize("N", [7, 20, 30, 50, 64])
+def test_column_coloring_of_two_coupled_periodic_fields(N):
+    # Small: greedy; large: a periodic colouring, tried first (below twice the clique bound).
+    pattern = two_fields(N)
+    colors = column_coloring(pattern)
+    p = sp.csr_array(pattern)
+    assert (np.diff(p.indptr) == 6).all()
+    for row in range(p.shape[0]):
+        used = colors[p.indices[p.indptr[row]:p.indptr[row + 1]]]
+        assert len(set(used)) == len(used)
+    assert count(colors) <= 11
 
 
 def test_column_coloring_with_more_than_64_colors():

@@ -285,40 +285,51 @@ def _repair(graph, colors, count, priority, new) -> int:
 # ---------------------------------------------------------------- periodic colourings
 
 
-def _periodic(p: sp.csr_array, bound: int) -> np.ndarray | None:
-    """The colouring ``(j + s·(j // L)) mod q`` with fewest colours q < bound, if one is valid.
+def _periodic(p: sp.csr_array, bound: int, start: int = 0) -> np.ndarray | None:
+    """The colouring ``(j + s·(j // L)) mod q`` with fewest colours ``start <= q < bound``, if
+    one is valid.
 
     Valid means that no row of ``p`` has two columns of one colour. Periods L
     are the commonest column distances within a sample of rows (a stencil's
-    grid line length shows up there); candidates are tried on the sample first.
+    grid line length shows up there); all shifts s are tried on the sample at
+    once, and the rows that refute a candidate on the whole pattern (at a
+    grid's wrap, say) join the sample, so later candidates fail there cheaply.
     """
     n = p.shape[1]
     rng = np.random.default_rng(_SEED)
-    sample = p[np.sort(rng.choice(p.shape[0], size=min(p.shape[0], 64), replace=False))]
+    rows = np.sort(rng.choice(p.shape[0], size=min(p.shape[0], 64), replace=False))
+    sample = p[rows]
     which, col = _gather(sample, np.arange(sample.shape[0]))
     which, col = which[:2048], col[:2048]
     distance = np.abs(col[:, None] - col[None, :])[which[:, None] == which[None, :]]
     distance, times = np.unique(distance[distance > 1], return_counts=True)
     periods = [0] + distance[np.argsort(-times, kind="stable")][:8].tolist()
-    for q in range(int(np.diff(p.indptr).max(initial=1)), min(bound, 64)):
+    j = np.arange(n, dtype=np.int32 if 65 * n < 2**31 else np.int64)
+    for q in range(max(start, int(np.diff(p.indptr).max(initial=1))), min(bound, 64)):
         for period in periods:
-            for shift in range(q if period else 1):
-                def color(j):
-                    return (j + shift * (j // period if period else 0)) % q
-                if _distinct_in_rows(sample, _bits(color(sample.indices), q)):
-                    colors = color(np.arange(n, dtype=np.int32 if 65 * n < 2**31 else np.int64))
-                    if _distinct_in_rows(p, _bits(colors, q)[p.indices]):
-                        return colors.astype(np.int64)
+            shifts = np.arange(q if period else 1)[:, None]
+            line = sample.indices // period if period else 0
+            ok = _distinct_in_rows(sample, _bits((sample.indices + shifts * line) % q, q))
+            for shift in np.flatnonzero(ok):
+                colors = (j + shift * (j // period if period else 0)) % q
+                bad = ~_distinct_in_rows(p, _bits(colors, q)[p.indices])
+                if not bad.any():
+                    return colors.astype(np.int64)
+                rows = np.union1d(rows, np.flatnonzero(bad)[:16])
+                sample = p[rows]
+                line = sample.indices // period if period else 0
     return None
 
 
-def _distinct_in_rows(p: sp.csr_array, bits: np.ndarray) -> bool:
-    """Whether no row of ``p`` has two entries of one colour, given ``1 << colour`` per entry."""
-    total = np.zeros(len(bits) + 1, dtype=bits.dtype)
-    np.cumsum(bits, out=total[1:])  # row sums as differences: wrapping around is harmless
+def _distinct_in_rows(p: sp.csr_array, bits: np.ndarray) -> np.ndarray:
+    """Whether each row of ``p`` has no two entries of one colour, given ``1 << colour`` per
+    entry (along the last axis of ``bits``: a candidate colouring per leading index)."""
+    total = np.zeros(bits.shape[:-1] + (bits.shape[-1] + 1,), dtype=bits.dtype)
+    np.cumsum(bits, axis=-1, out=total[..., 1:])  # row sums as differences: wrapping is harmless
     # k distinct powers of two add up with k bits set; any repeat carries and sets fewer.
-    sums = total[p.indptr[1:]] - total[p.indptr[:-1]]
-    return bool((np.bitwise_count(sums) == np.diff(p.indptr)).all())
+    sums = total[..., p.indptr[1:]] - total[..., p.indptr[:-1]]
+    return (np.bitwise_count(sums) == np.diff(p.indptr)).all(axis=-1) if bits.ndim > 1 \
+        else np.bitwise_count(sums) == np.diff(p.indptr)
 
 
 def _bits(colors: np.ndarray, q: int) -> np.ndarray:
@@ -378,14 +389,17 @@ def column_coloring(pattern, order: str = "largest_first") -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     # Columns sharing a row form a clique: a periodic colouring that small is optimal.
     lower = int(np.diff(p.indptr).max(initial=1))
-    best = _periodic(p, lower + 1)
+    # On large patterns a periodic colouring below twice the clique bound is taken without
+    # trying greedy (on a grid's two coupled fields, as in a Brusselator, greedy does no better).
+    bound = lower + 1 if n <= _SMALL else 2 * lower
+    best = _periodic(p, bound)
     if best is not None:
         return best
     # Conflicts counted with multiplicity (columns sharing two rows count twice): no PᵀP needed.
     row_length = np.diff(p.indptr)
     degree = np.bincount(p.indices, weights=np.repeat(row_length - 1, row_length), minlength=n)
     best = greedy.column_coloring(p, _order(degree, order), lower, _ITERATED_GREEDY_PASSES)
-    periodic = _periodic(p, int(best.max()) + 1)
+    periodic = _periodic(p, int(best.max()) + 1, bound)
     return best if periodic is None else periodic
 
 
