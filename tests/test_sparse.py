@@ -195,6 +195,14 @@ def test_a_branch_on_a_value_raises_globally_and_is_followed_locally():
     median = jacobian_sparsity(lambda x: np.median(x.reshape(2, 3), axis=1), np.arange(6.0))
     assert median.toarray().astype(int).tolist() == [[1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1]]
     assert jacobian_sparsity(lambda x: np.sort(x)[:1], np.arange(4.0)).nnz == 4
+    # an index computed from values may be any index: every element, at every x
+    x = np.array([1.0, -2.0, 3.0])
+    for f in (lambda x: x[np.argmax(x)] * x, lambda x: x[x.argmin()] * x,
+              lambda x: x[np.searchsorted(np.sort(x), 0.0)] * x):
+        assert jacobian_sparsity(f, x).nnz == 9
+        jac = dualad.sparse_jacobian(f)
+        for y in (x, x[::-1], -x):
+            np.testing.assert_allclose(jac(y).toarray(), dualad.jacfwd(f)(y))
 
 
 def test_user_primitives_are_dense_unless_they_declare_their_pattern():

@@ -79,6 +79,17 @@ class Varying(np.ndarray):
     def __complex__(self) -> complex:
         return complex(_in_rule(self).item())
 
+    def __array_function__(self, func, types, args, kwargs):
+        # np.argmax(v) returns a NumPy scalar, which would shed the mark: keep it
+        return _marked(super().__array_function__(func, types, args, kwargs))
+
+
+def _marked(result: Any) -> Any:
+    if isinstance(result, (tuple, list)):
+        marked = [_marked(r) for r in result]
+        return type(result)(*marked) if hasattr(result, "_fields") else type(result)(marked)
+    return varying(result)
+
 
 #: Modules that only pass a conversion on: the frame that asked for it is further out.
 _PASSING = ("numpy", "scipy", "dualad.dual", "dualad.operands", "dualad.primitive",
