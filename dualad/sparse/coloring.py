@@ -92,38 +92,6 @@ def _rows_of(p: sp.csr_array) -> np.ndarray:
     return np.repeat(np.arange(p.shape[0]), np.diff(p.indptr))
 
 
-def _gather(p: sp.csr_array, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(which, col)`` for every entry of the given rows: ``rows[which]`` holds ``col``."""
-    start, count = p.indptr[rows], p.indptr[rows + 1] - p.indptr[rows]
-    which = np.repeat(np.arange(len(rows)), count)
-    return which, p.indices[np.arange(len(which)) + (start - np.cumsum(count) + count)[which]]
-
-
-def _mex(owners: list, values: list, size: int) -> np.ndarray:
-    """For each owner ``0..size-1``, the smallest non-negative int not among its values.
-
-    ``owners[i]`` (sorted) and ``values[i]`` are parallel arrays, for each i.
-    """
-    mask = np.zeros(size, dtype=np.uint64)
-    for owner, value in zip(owners, values):
-        low = value < 64
-        starts = np.flatnonzero(np.diff(owner[low], prepend=-1))
-        if len(starts):
-            bits = np.left_shift(np.uint64(1), value[low].astype(np.uint64))
-            mask[owner[low][starts]] |= np.bitwise_or.reduceat(bits, starts)
-    free = ~mask & (mask + np.uint64(1))  # lowest clear bit (0 when all 64 are set)
-    result = np.log2(np.maximum(free, 1)).astype(np.int64)
-    full = np.flatnonzero(free == 0)
-    if len(full):
-        # Owners with colours 0..63 all taken: look again at colours from 64 on.
-        pos = np.full(size, -1)
-        pos[full] = np.arange(len(full))
-        keep = [(value >= 64) & (pos[owner] >= 0) for owner, value in zip(owners, values)]
-        result[full] = 64 + _mex([pos[o[k]] for o, k in zip(owners, keep)],
-                                 [v[k] - 64 for v, k in zip(values, keep)], len(full))
-    return result
-
-
 def _order(degree: np.ndarray, order: str) -> np.ndarray:
     """The vertices in the order the greedy colouring takes them."""
     n = len(degree)
@@ -157,131 +125,6 @@ def _check_order(order: str) -> None:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
 
 
-# ---------------------------------------------------------------- greedy colouring
-
-
-def _greedy(graph: sp.csr_array, priority: np.ndarray, star: bool = False) -> np.ndarray:
-    """Jones–Plassmann greedy colouring of a symmetric graph without self-loops.
-
-    With ``star`` the colouring is a star colouring: no path on four vertices
-    gets only two colours.
-    """
-    n = graph.shape[0]
-    colors = np.full(n, -1)
-    src, dst = all_src, all_dst = _rows_of(graph), graph.indices
-    count = _ColourCounts(n) if star else None
-    while (colors < 0).any():
-        # Edges between uncoloured vertices decide who goes this round.
-        best = np.full(n, -np.inf)
-        starts = np.flatnonzero(np.diff(src, prepend=-1))  # src stays sorted
-        if len(src):
-            best[src[starts]] = np.maximum.reduceat(priority[dst], starts)
-        new = np.flatnonzero((colors < 0) & (priority > best))
-        which, nbr = _gather(graph, new)
-        forbid_owner, forbid = [which[colors[nbr] >= 0]], [colors[nbr[colors[nbr] >= 0]]]
-        if star:
-            forbid_owner, forbid = _star_forbidden(graph, colors, count, new, which, nbr)
-        colors[new] = _mex(forbid_owner, forbid, len(new))
-        if star:
-            count.add(graph, colors, new)
-            if _repair(graph, colors, count, priority, new):
-                src, dst = all_src, all_dst  # uncoloured again: their edges count again
-        alive = colors[src] < 0
-        alive &= colors[dst] < 0
-        src, dst = src[alive], dst[alive]
-    return colors
-
-
-# ---------------------------------------------------------------- star colouring
-
-
-class _ColourCounts:
-    """How many coloured neighbours of each colour every vertex has: a dense (n, k) table."""
-
-    def __init__(self, n: int):
-        self.table = np.zeros((n, 8), dtype=np.int32)
-
-    def add(self, graph: sp.csr_array, colors: np.ndarray, vertices: np.ndarray) -> None:
-        """Count the (new) colours of ``vertices`` at their neighbours."""
-        self._fit(colors.max(initial=0) + 1)
-        self._add(graph, colors, vertices, 1)
-
-    def remove(self, graph: sp.csr_array, colors: np.ndarray, vertices: np.ndarray) -> None:
-        """Uncount the colours of ``vertices`` at their neighbours."""
-        self._add(graph, colors, vertices, -1)
-
-    def __getitem__(self, index):
-        vertex, color = index
-        return self.table.ravel()[vertex * self.table.shape[1] + color]
-
-    def _add(self, graph, colors, vertices, step):
-        which, nbr = _gather(graph, vertices)
-        np.add.at(self.table.ravel(), nbr * self.table.shape[1] + colors[vertices[which]], step)
-
-    def _fit(self, k: int) -> None:
-        if k > self.table.shape[1]:
-            wider = np.zeros((len(self.table), 2 * k), dtype=np.int32)
-            wider[:, :self.table.shape[1]] = self.table
-            self.table = wider
-
-
-def _star_forbidden(graph, colors, count, new, which, nbr):
-    """Colours that vertex ``new[i]`` may not take in a star colouring.
-
-    Besides its neighbours' colours: the colour of x on a coloured path v–w–x
-    when v–w–x–y or u–v–w–x would then be two-coloured, that is, when x has
-    another neighbour coloured like w, or v has two neighbours coloured like w.
-    """
-    coloured = colors[nbr] >= 0
-    owner, w = which[coloured], nbr[coloured]
-    hop, x = _gather(graph, w)
-    owner_x, w_x = owner[hop], w[hop]
-    x_colour = colors[x]
-    ok = (x_colour >= 0) & (x != new[owner_x])
-    owner_x, w_x, x, x_colour = owner_x[ok], w_x[ok], x[ok], x_colour[ok]
-    w_colour = colors[w_x]
-    bad = (count[x, w_colour] >= 2) | (count[new[owner_x], w_colour] >= 2)
-    return [owner, owner_x[bad]], [colors[w], x_colour[bad]]
-
-
-def _repair(graph, colors, count, priority, new) -> int:
-    """Uncolour vertices of ``new`` until no path on four vertices is two-coloured.
-
-    Such a path u–v–w–x has a *middle edge* v–w where v has two neighbours
-    coloured like w and w two coloured like v. Every vertex just coloured on it
-    lies in S = N_c(w)(v) ∪ N_c(v)(w); each vertex chose its colour safely
-    against the colours already there, so keeping only the highest-priority
-    new vertex of every such S leaves no two-coloured path.
-    """
-    is_new = np.zeros(len(colors), dtype=bool)
-    is_new[new] = True
-    near = np.zeros(len(colors), dtype=bool)
-    near[new] = True
-    near[_gather(graph, new)[1]] = True
-    near = np.flatnonzero(near)
-    which, w = _gather(graph, near)
-    v = near[which]
-    middle = (colors[w] >= 0) & (colors[v] >= 0)
-    v, w = v[middle], w[middle]
-    middle = (count[v, colors[w]] >= 2) & (count[w, colors[v]] >= 2)
-    v, w = v[middle], w[middle]
-    if not len(v):
-        return 0
-    # S of middle edge e: the neighbours of v coloured like w, and of w coloured like v.
-    ends = np.concatenate([v, w])
-    edge = np.tile(np.arange(len(v)), 2)
-    like = colors[np.concatenate([w, v])]
-    hop, y = _gather(graph, ends)
-    member = is_new[y] & (colors[y] == like[hop])
-    edge, y = edge[hop[member]], y[member]
-    top = np.full(len(v), -np.inf)
-    np.maximum.at(top, edge, priority[y])
-    loser = np.unique(y[priority[y] < top[edge]])
-    count.remove(graph, colors, loser)
-    colors[loser] = -1
-    return len(loser)
-
-
 # ---------------------------------------------------------------- periodic colourings
 
 
@@ -299,7 +142,7 @@ def _periodic(p: sp.csr_array, bound: int, start: int = 0) -> np.ndarray | None:
     rng = np.random.default_rng(_SEED)
     rows = np.sort(rng.choice(p.shape[0], size=min(p.shape[0], 64), replace=False))
     sample = p[rows]
-    which, col = _gather(sample, np.arange(sample.shape[0]))
+    which, col = greedy.gather(sample, np.arange(sample.shape[0]))
     which, col = which[:2048], col[:2048]
     distance = np.abs(col[:, None] - col[None, :])[which[:, None] == which[None, :]]
     distance, times = np.unique(distance[distance > 1], return_counts=True)
@@ -461,7 +304,7 @@ def star_coloring(pattern, order: str = "largest_first") -> np.ndarray:
         if best is not None:
             return best
     graph = _adjacency(p)
-    best = _greedy(graph, _priorities(np.diff(graph.indptr), order), star=True)
+    best = greedy.star_coloring(graph, _priorities(np.diff(graph.indptr), order))
     periodic = _periodic(p, int(best.max()) + 1)
     return best if periodic is None else periodic
 

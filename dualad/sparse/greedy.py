@@ -8,6 +8,11 @@ row are one bitmask per row. Each round then touches only the rows of the
 columns it colours, so a whole colouring reads every nonzero a few times.
 
 Star colourings run on the graph of ``P + Pᵀ`` with speculation and repair.
+A vertex goes as soon as its higher-priority neighbours are coloured (a count
+per vertex), and its forbidden colours come from one word per coloured
+neighbour, kept up to date as vertices are coloured for good, not from a walk
+over everything two hops away; only repairs look further, along edges whose
+colour counts already show a conflict.
 """
 
 from __future__ import annotations
@@ -25,8 +30,25 @@ _FULL = np.uint64(2**64 - 1)
 def gather(p: sp.csr_array, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(which, col)`` for every entry of the given rows: ``rows[which]`` holds ``col``."""
     start, count = p.indptr[rows], p.indptr[rows + 1] - p.indptr[rows]
-    which = np.repeat(np.arange(len(rows)), count)
-    return which, p.indices[np.arange(len(which)) + (start - np.cumsum(count) + count)[which]]
+    which = np.repeat(np.arange(len(rows), dtype=np.int32 if len(rows) < 2**31 else np.intp), count)
+    at = np.repeat(start - np.cumsum(count) + count, count)
+    at += np.arange(len(which))
+    return which, p.indices[at]
+
+
+def _tally(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct non-negative ``keys`` and how often each occurs (``np.add.at``, faster)."""
+    keys = np.sort(keys)
+    start = np.flatnonzero(np.diff(keys, prepend=-1))
+    return keys[start], np.diff(np.append(start, len(keys)))
+
+
+def _or_at(target: np.ndarray, index: np.ndarray, words: np.ndarray) -> None:
+    """``target[index[i]] |= words[i]`` for every i, repeats in ``index`` included."""
+    while len(index):
+        target[index] |= words  # of repeated indices, one write wins: redo the others
+        missed = (target[index] & words) != words
+        index, words = index[missed], words[missed]
 
 
 def _intp(p: sp.csr_array) -> sp.csr_array:
@@ -147,3 +169,220 @@ def _recolor_columns(cols: sp.csr_array, colors: np.ndarray, lower: int, passes:
             break
         k = better
     return colors
+
+
+# ---------------------------------------------------------------- star colourings
+
+
+def star_coloring(graph: sp.csr_array, priority: np.ndarray) -> np.ndarray:
+    """Jones–Plassmann star colouring of a symmetric graph without self-loops.
+
+    A vertex goes in the round after its last higher-priority neighbour is
+    coloured (``waiting`` counts those still uncoloured), so each round reads
+    only the edges of its own vertices.
+    """
+    n = graph.shape[0]
+    colors = np.full(n, -1)
+    src, dst = np.repeat(np.arange(n), np.diff(graph.indptr)), graph.indices
+    down = priority[dst] < priority[src]
+    lower = sp.csr_array((np.ones(down.sum(), dtype=bool), dst[down],
+                          np.concatenate([[0], np.cumsum(np.bincount(src[down], minlength=n))])),
+                         shape=graph.shape)  # each vertex's lower-priority neighbours
+    waiting = np.bincount(dst[down], minlength=n)
+    count = _ColourCounts(n, np.diff(graph.indptr).max(initial=0))
+    masks = _StarMasks(n)
+    new = np.flatnonzero(waiting == 0)
+    while len(new):
+        which, nbr = gather(graph, new)
+        chosen = None if masks is None else masks.first_allowed(colors, count, new, which, nbr)
+        if chosen is None:
+            chosen = _mex(*_star_forbidden(graph, colors, count, new, which, nbr), len(new))
+        colors[new] = chosen
+        count.add(graph, colors, new)
+        lost = _repair(graph, colors, count, priority, new, which, nbr)
+        done = new[colors[new] >= 0] if len(lost) else new
+        if masks is not None and colors[done].max(initial=0) < 64:
+            masks.commit(graph, colors, count, done)
+        else:
+            masks = None  # 64 colours and more: the colour sets no longer fit a word
+        t, times = _tally(gather(lower, done)[1])
+        waiting[t] -= times
+        new = np.sort(np.concatenate([lost, t[waiting[t] == 0]]))
+    return colors
+
+
+class _ColourCounts:
+    """How many coloured neighbours of each colour every vertex has: a dense (n, k) table, in
+    the narrowest integer type that holds the largest degree (it is read at random)."""
+
+    def __init__(self, n: int, degree: int):
+        dtype = next(t for t in (np.uint8, np.uint16, np.uint32) if degree <= np.iinfo(t).max)
+        self.table = np.zeros((n, 8), dtype=dtype)
+
+    def add(self, graph: sp.csr_array, colors: np.ndarray, vertices: np.ndarray) -> None:
+        """Count the (new) colours of ``vertices`` at their neighbours."""
+        self._fit(colors.max(initial=0) + 1)
+        key, times = self._tally(graph, colors, vertices)
+        self.table.ravel()[key] += times
+
+    def remove(self, graph: sp.csr_array, colors: np.ndarray, vertices: np.ndarray) -> None:
+        """Uncount the colours of ``vertices`` at their neighbours."""
+        key, times = self._tally(graph, colors, vertices)
+        self.table.ravel()[key] -= times
+
+    def __getitem__(self, index):
+        vertex, color = index
+        return self.table.ravel()[vertex * self.table.shape[1] + color]
+
+    def present(self, vertices: np.ndarray) -> np.ndarray:
+        """The colours below 64 among the neighbours of each vertex, as bitmasks."""
+        bits = np.packbits(self.table[vertices, :64] > 0, axis=1, bitorder="little")
+        words = np.zeros((len(vertices), 8), dtype=np.uint8)
+        words[:, :bits.shape[1]] = bits
+        return words.view("<u8").ravel().astype(np.uint64)
+
+    def _tally(self, graph, colors, vertices):
+        which, nbr = gather(graph, vertices)
+        key, times = _tally(nbr * self.table.shape[1] + colors[vertices[which]])
+        return key, times.astype(self.table.dtype)
+
+    def _fit(self, k: int) -> None:
+        if k > self.table.shape[1]:
+            wider = np.zeros((len(self.table), k + 7 & ~7), dtype=self.table.dtype)
+            wider[:, :self.table.shape[1]] = self.table
+            self.table = wider
+
+
+class _StarMasks:
+    """For each coloured vertex w, the colours (below 64) of its coloured neighbours x that
+    have another neighbour coloured like w, as a bitmask ``far[w]``: x–w–… would be the middle
+    of a two-coloured path. It only grows, as vertices are coloured for good (after repair),
+    so a vertex's forbidden colours come from its neighbours' words, without walking two hops.
+    """
+
+    def __init__(self, n: int):
+        self.far = np.zeros(n, dtype=np.uint64)
+
+    def first_allowed(self, colors, count, new, which, nbr) -> np.ndarray | None:
+        """The colours :func:`_star_forbidden` leaves ``new`` (None when one needs 64 or more)."""
+        coloured = colors[nbr] >= 0
+        owner, w = which[coloured], nbr[coloured]
+        w_colour = colors[w]
+        words = (_ONE << w_colour.astype(np.uint64)) | self.far[w]
+        twice = np.flatnonzero(count[new[owner], w_colour] >= 2)  # u–v–w–x, u coloured like w
+        words[twice] |= count.present(w[twice])
+        mask = _segment_or(words, owner, len(new))
+        if (mask == _FULL).any():
+            return None
+        return np.bitwise_count((~mask & (mask + _ONE)) - _ONE).astype(np.int64)
+
+    def commit(self, graph, colors, count, done) -> None:
+        """Take in the vertices ``done``, just coloured for good (and counted)."""
+        which, x = gather(graph, done)
+        c_done = colors[done][which]
+        k = count.table.shape[1]
+        key, times = _tally(x * k + c_done)
+        coloured = colors[x] >= 0
+        which, x, c_done = which[coloured], x[coloured], c_done[coloured]
+        c_x = colors[x]
+        mine = count[x, c_done] >= 2
+        self.far[done] |= _segment_or(_ONE << c_x[mine].astype(np.uint64), which[mine], len(done))
+        theirs = count[done[which], c_x] >= 2
+        _or_at(self.far, x[theirs], _ONE << c_done[theirs].astype(np.uint64))
+        # Old pairs w–x that the new colours make count: x's count of w's colour reached 2.
+        after = count.table.ravel()[key]
+        key = key[(after >= 2) & (after - times < 2)]
+        x, c = key // k, key % k
+        x, c = x[colors[x] >= 0], c[colors[x] >= 0]
+        hop, w = gather(graph, x)
+        like = colors[w] == c[hop]
+        _or_at(self.far, w[like], _ONE << colors[x[hop[like]]].astype(np.uint64))
+
+
+def _star_forbidden(graph, colors, count, new, which, nbr):
+    """Colours that vertex ``new[i]`` may not take in a star colouring.
+
+    Besides its neighbours' colours: the colour of x on a coloured path v–w–x
+    when v–w–x–y or u–v–w–x would then be two-coloured, that is, when x has
+    another neighbour coloured like w, or v has two neighbours coloured like w.
+    """
+    coloured = colors[nbr] >= 0
+    owner, w = which[coloured], nbr[coloured]
+    w_colour = colors[w]
+    twice = count[new[owner], w_colour] >= 2
+    hop, x = gather(graph, w)
+    x_colour = colors[x]  # v itself is uncoloured yet
+    bad = count[x, w_colour[hop]] >= 2
+    bad |= twice[hop]
+    bad &= x_colour >= 0
+    return [owner, owner[hop[bad]]], [w_colour, x_colour[bad]]
+
+
+def _repair(graph, colors, count, priority, new, which, nbr) -> np.ndarray:
+    """Uncolour vertices of ``new`` until no path on four vertices is two-coloured; return them.
+
+    Such a path u–v–w–x has a *middle edge* v–w where v has two neighbours
+    coloured like w and w two coloured like v. Every vertex just coloured on it
+    lies in S = N_c(w)(v) ∪ N_c(v)(w); each vertex chose its colour safely
+    against the colours already there, so keeping only the highest-priority
+    new vertex of every such S leaves no two-coloured path. A middle edge with
+    a new y in S is y–a itself, or a–w for a neighbour a of y with another
+    neighbour w coloured like y: only those are looked at (``nbr[i]`` is a
+    neighbour of ``new[which[i]]``).
+    """
+    y = new[which]
+    coloured = colors[nbr] >= 0
+    y, a = y[coloured], nbr[coloured]
+    twice = count[a, colors[y]] >= 2
+    middle = twice & (count[y, colors[a]] >= 2)
+    y_2, a_2 = y[twice], a[twice]
+    hop, w = gather(graph, a_2)
+    like = colors[w] == colors[y_2][hop]
+    hop, w = hop[like], w[like]
+    keep = count[w, colors[a_2][hop]] >= 2
+    v, w = np.concatenate([y[middle], a_2[hop[keep]]]), np.concatenate([a[middle], w[keep]])
+    if not len(v):
+        return v
+    # Each middle edge once (it is found from every new vertex of its S, either way round).
+    edge = np.unique(np.minimum(v, w).astype(np.int64) * len(colors) + np.maximum(v, w))
+    v, w = edge // len(colors), edge % len(colors)
+    is_new = np.zeros(len(colors), dtype=bool)
+    is_new[new] = True
+    # S of middle edge e: the neighbours of v coloured like w, and of w coloured like v.
+    ends = np.concatenate([v, w])
+    edge = np.tile(np.arange(len(v)), 2)
+    like = colors[np.concatenate([w, v])]
+    hop, y = gather(graph, ends)
+    member = is_new[y] & (colors[y] == like[hop])
+    edge, y = edge[hop[member]], y[member]
+    top = np.full(len(v), -np.inf)
+    np.maximum.at(top, edge, priority[y])
+    loser = np.unique(y[priority[y] < top[edge]])
+    count.remove(graph, colors, loser)
+    colors[loser] = -1
+    return loser
+
+
+def _mex(owners: list, values: list, size: int) -> np.ndarray:
+    """For each owner ``0..size-1``, the smallest non-negative int not among its values.
+
+    ``owners[i]`` (sorted) and ``values[i]`` are parallel arrays, for each i.
+    """
+    mask = np.zeros(size, dtype=np.uint64)
+    for owner, value in zip(owners, values):
+        low = value < 64
+        starts = np.flatnonzero(np.diff(owner[low], prepend=-1))
+        if len(starts):
+            bits = np.left_shift(np.uint64(1), value[low].astype(np.uint64))
+            mask[owner[low][starts]] |= np.bitwise_or.reduceat(bits, starts)
+    free = ~mask & (mask + np.uint64(1))  # lowest clear bit (0 when all 64 are set)
+    result = np.log2(np.maximum(free, 1)).astype(np.int64)
+    full = np.flatnonzero(free == 0)
+    if len(full):
+        # Owners with colours 0..63 all taken: look again at colours from 64 on.
+        pos = np.full(size, -1)
+        pos[full] = np.arange(len(full))
+        keep = [(value >= 64) & (pos[owner] >= 0) for owner, value in zip(owners, values)]
+        result[full] = 64 + _mex([pos[o[k]] for o, k in zip(owners, keep)],
+                                 [v[k] - 64 for v, k in zip(values, keep)], len(full))
+    return result
