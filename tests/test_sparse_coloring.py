@@ -5,6 +5,7 @@ on four vertices), independently of the vectorized code under test.
 """
 
 import itertools
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -98,6 +99,20 @@ def assert_star_coloring(pattern, colors):
                 assert not (colors[u] == colors[w] and colors[v] == colors[x]), (u, v, w, x)
 
 
+def assert_star_coloring_by_counts(pattern, colors):
+    """The same check for larger patterns: v–w is the middle of a two-coloured path on four
+    vertices exactly when v has another neighbour coloured like w, and w one like v."""
+    p = sp.csr_array(pattern, dtype=bool)
+    p = sp.csr_array(p + p.T, dtype=bool)
+    p.setdiag(False)
+    p.eliminate_zeros()
+    like = [Counter(colors[p.indices[p.indptr[v]:p.indptr[v + 1]]]) for v in range(p.shape[0])]
+    for v in range(p.shape[0]):
+        for w in p.indices[p.indptr[v]:p.indptr[v + 1]]:
+            assert colors[v] != colors[w]
+            assert like[v][colors[w]] < 2 or like[w][colors[v]] < 2, (v, w)
+
+
 def count(colors):
     return int(colors.max(initial=-1)) + 1
 
@@ -126,6 +141,24 @@ def test_star_coloring_of_random_graphs(seed):
     rng = np.random.default_rng(seed)
     pattern = random_symmetric(int(rng.integers(8, 40)), rng.uniform(0.05, 0.5), seed)
     assert_star_coloring(pattern, star_coloring(pattern))
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_star_coloring_of_a_larger_random_graph(order):
+    # Hundreds of vertices per round: many speculative colours to repair.
+    pattern = random_symmetric(3000, 0.0007, 11)
+    colors = star_coloring(pattern, order)
+    assert_star_coloring_by_counts(pattern, colors)
+    assert count(colors) <= 12
+
+
+def test_star_coloring_with_more_than_64_colors():
+    # A 70-clique needs 70 colours: forbidden colours leave one machine word.
+    pattern = random_symmetric(200, 0.02, 5).toarray()
+    pattern[:70, :70] = True
+    colors = star_coloring(pattern)
+    assert_star_coloring_by_counts(pattern, colors)
+    assert count(colors) >= 70
 
 
 def test_pattern_kinds():

@@ -198,11 +198,15 @@ def star_coloring(graph: sp.csr_array, priority: np.ndarray) -> np.ndarray:
         if chosen is None:
             chosen = _mex(*_star_forbidden(graph, colors, count, new, which, nbr), len(new))
         colors[new] = chosen
-        count.add(graph, colors, new)
+        tally = count.add(colors, new, which, nbr)
         lost = _repair(graph, colors, count, priority, new, which, nbr)
-        done = new[colors[new] >= 0] if len(lost) else new
+        if len(lost):
+            done = new[colors[new] >= 0]
+            which, nbr = gather(graph, done)
+        else:
+            done = new
         if masks is not None and colors[done].max(initial=0) < 64:
-            masks.commit(graph, colors, count, done)
+            masks.commit(graph, colors, count, done, which, nbr, *tally)
         else:
             masks = None  # 64 colours and more: the colour sets no longer fit a word
         t, times = _tally(gather(lower, done)[1])
@@ -219,16 +223,20 @@ class _ColourCounts:
         dtype = next(t for t in (np.uint8, np.uint16, np.uint32) if degree <= np.iinfo(t).max)
         self.table = np.zeros((n, 8), dtype=dtype)
 
-    def add(self, graph: sp.csr_array, colors: np.ndarray, vertices: np.ndarray) -> None:
-        """Count the (new) colours of ``vertices`` at their neighbours."""
+    def add(self, colors, vertices, which, nbr) -> tuple[np.ndarray, np.ndarray]:
+        """Count the (new) colours of ``vertices`` at their neighbours ``nbr`` (of
+        ``vertices[which]``); return the entries of the table changed and their old values."""
         self._fit(colors.max(initial=0) + 1)
-        key, times = self._tally(graph, colors, vertices)
-        self.table.ravel()[key] += times
+        key, times = _tally(nbr * self.table.shape[1] + colors[vertices[which]])
+        before = self.table.ravel()[key]
+        self.table.ravel()[key] = before + times.astype(self.table.dtype)
+        return key, before
 
     def remove(self, graph: sp.csr_array, colors: np.ndarray, vertices: np.ndarray) -> None:
         """Uncount the colours of ``vertices`` at their neighbours."""
-        key, times = self._tally(graph, colors, vertices)
-        self.table.ravel()[key] -= times
+        which, nbr = gather(graph, vertices)
+        key, times = _tally(nbr * self.table.shape[1] + colors[vertices[which]])
+        self.table.ravel()[key] -= times.astype(self.table.dtype)
 
     def __getitem__(self, index):
         vertex, color = index
@@ -240,11 +248,6 @@ class _ColourCounts:
         words = np.zeros((len(vertices), 8), dtype=np.uint8)
         words[:, :bits.shape[1]] = bits
         return words.view("<u8").ravel().astype(np.uint64)
-
-    def _tally(self, graph, colors, vertices):
-        which, nbr = gather(graph, vertices)
-        key, times = _tally(nbr * self.table.shape[1] + colors[vertices[which]])
-        return key, times.astype(self.table.dtype)
 
     def _fit(self, k: int) -> None:
         if k > self.table.shape[1]:
@@ -276,12 +279,12 @@ class _StarMasks:
             return None
         return np.bitwise_count((~mask & (mask + _ONE)) - _ONE).astype(np.int64)
 
-    def commit(self, graph, colors, count, done) -> None:
-        """Take in the vertices ``done``, just coloured for good (and counted)."""
-        which, x = gather(graph, done)
+    def commit(self, graph, colors, count, done, which, x, key, before) -> None:
+        """Take in the vertices ``done``, just coloured for good and counted, with neighbours
+        ``x`` (of ``done[which]``); ``key`` are the entries of the count table this round
+        changed, ``before`` their values before it."""
         c_done = colors[done][which]
         k = count.table.shape[1]
-        key, times = _tally(x * k + c_done)
         coloured = colors[x] >= 0
         which, x, c_done = which[coloured], x[coloured], c_done[coloured]
         c_x = colors[x]
@@ -291,7 +294,7 @@ class _StarMasks:
         _or_at(self.far, x[theirs], _ONE << c_done[theirs].astype(np.uint64))
         # Old pairs w–x that the new colours make count: x's count of w's colour reached 2.
         after = count.table.ravel()[key]
-        key = key[(after >= 2) & (after - times < 2)]
+        key = key[(after >= 2) & (before < 2)]
         x, c = key // k, key % k
         x, c = x[colors[x] >= 0], c[colors[x] >= 0]
         hop, w = gather(graph, x)
@@ -328,13 +331,18 @@ def _repair(graph, colors, count, priority, new, which, nbr) -> np.ndarray:
     new vertex of every such S leaves no two-coloured path. A middle edge with
     a new y in S is y–a itself, or a–w for a neighbour a of y with another
     neighbour w coloured like y: only those are looked at (``nbr[i]`` is a
-    neighbour of ``new[which[i]]``).
+    neighbour of ``new[which[i]]``). A path two-coloured only now has two new
+    vertices (they chose their colours against the old ones), never adjacent.
     """
     y = new[which]
     coloured = colors[nbr] >= 0
     y, a = y[coloured], nbr[coloured]
-    twice = count[a, colors[y]] >= 2
-    middle = twice & (count[y, colors[a]] >= 2)
+    c_y, c_a = colors[y], colors[a]
+    twice = count[a, c_y] >= 2
+    middle = twice & (count[y, c_a] >= 2)
+    # An end y of u–v–w–x whose w is new too is the middle of w's own middle edge; one whose x
+    # is new is the end x of x–w–v–y, with the two colours swapped: look from one end only.
+    twice &= c_y < c_a
     y_2, a_2 = y[twice], a[twice]
     hop, w = gather(graph, a_2)
     like = colors[w] == colors[y_2][hop]
@@ -343,9 +351,6 @@ def _repair(graph, colors, count, priority, new, which, nbr) -> np.ndarray:
     v, w = np.concatenate([y[middle], a_2[hop[keep]]]), np.concatenate([a[middle], w[keep]])
     if not len(v):
         return v
-    # Each middle edge once (it is found from every new vertex of its S, either way round).
-    edge = np.unique(np.minimum(v, w).astype(np.int64) * len(colors) + np.maximum(v, w))
-    v, w = edge // len(colors), edge % len(colors)
     is_new = np.zeros(len(colors), dtype=bool)
     is_new[new] = True
     # S of middle edge e: the neighbours of v coloured like w, and of w coloured like v.
