@@ -11,7 +11,7 @@ from ..dual import Dual, as_float_array
 from ..operands import output_of
 from ..reverse import grad
 from . import rows as _rows
-from .patterns import PatternTag, PatternVar
+from .patterns import PatternTag, PatternVar, ValueDependentError, varying
 
 __all__ = ["jacobian_sparsity", "hessian_sparsity"]
 
@@ -37,6 +37,11 @@ def jacobian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) ->
         ``np.maximum`` count both sides, and Python control flow on a value of
         ``x`` raises. ``True`` gives the pattern at this ``x``: a product with a
         zero factor or the side of a ``where`` not taken adds nothing.
+
+        The global pattern is found twice, at ``x`` and at its values shuffled; if
+        the two differ (the function picks elements by their values in a way the
+        detection cannot bound), :class:`~dualad.sparse.ValueDependentError`
+        says so rather than return a pattern that holds at ``x`` only.
 
     Returns
     -------
@@ -64,11 +69,33 @@ def jacobian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) ->
            [False, False]])
     """
     x = as_float_array(x)
+    pattern = _detect(fun, x, args, local)
+    if local or x.size < 2:
+        return pattern
+    # The same at x's values shuffled: a rule that picks elements by their values
+    # where the Varying mark cannot follow (np.asarray drops it) is caught here.
+    shuffled = np.random.default_rng(0).permutation(x.ravel()).reshape(x.shape)
+    try:
+        twin = _detect(fun, shuffled, args, local)
+    except Exception:  # noqa: BLE001 - the function refuses that point: no second opinion
+        return pattern
+    if twin.shape != pattern.shape or (twin != pattern).nnz:
+        raise ValueDependentError(
+            "the sparsity pattern found at x differs from the one at another point: the "
+            "function picks elements by their values (np.unique, the set functions, "
+            "np.interp in its sample points, np.piecewise, ...). Detect the pattern at this "
+            "x only with local=True, or give the pattern (sparsity=) to sparse_jacobian.")
+    return pattern
+
+
+def _detect(fun: Callable, x: np.ndarray, args: tuple, local: bool) -> Any:
     n = x.size
     tag = PatternTag(n, local)
     seed = PatternVar(_rows.identity(n), (1,) + x.shape, x.dtype, tag)
     try:
-        out = output_of(fun(Dual._new(x, seed, tag), *args))
+        # Globally, every value computed from x carries the mark of a Varying array, so
+        # an index or a mask a rule derives from it counts as any index or mask.
+        out = output_of(fun(Dual._new(x if local else varying(x), seed, tag), *args))
     finally:
         tag.live = False
     return _rows_of(out, tag, n)

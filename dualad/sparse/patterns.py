@@ -45,14 +45,14 @@ __all__ = ["PatternTag", "PatternVar", "Varying", "ValueDependentError"]
 
 
 class ValueDependentError(TypeError):
-    """Global sparsity detection met Python control flow on a value of ``x``."""
+    """Global sparsity detection found a pattern that depends on the values of ``x``."""
 
-    def __init__(self) -> None:
-        super().__init__(
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or (
             "the function converts a value computed from x to a Python bool, int or float "
             "(an if, a loop bound, int(...)), so its sparsity pattern may differ from one x "
             "to another. Write the branch with np.where (both branches then count), or "
-            "detect the pattern at this x only with local=True.")
+            "detect the pattern at this x only with local=True."))
 
 
 class Varying(np.ndarray):
