@@ -129,12 +129,14 @@ def _check_order(order: str) -> None:
 
 
 def _periodic(p: sp.csr_array, bound: int, start: int = 0) -> np.ndarray | None:
-    """The colouring ``(j + s·(j // L)) mod q`` with fewest colours ``start <= q < bound``, if
-    one is valid.
+    """The colouring ``(j + s·(j // L) + t·(j // B)) mod q`` with fewest colours
+    ``start <= q < bound``, if one is valid.
 
     Valid means that no row of ``p`` has two columns of one colour. Periods L
     are the commonest column distances within a sample of rows (a stencil's
-    grid line length shows up there); all shifts s are tried on the sample at
+    grid line length shows up there); blocks B are distances that split the
+    columns into a few equal fields, coupled in most rows (a reaction–diffusion
+    system's species), t = 0 otherwise. All shifts s are tried on the sample at
     once, and the rows that refute a candidate on the whole pattern (at a
     grid's wrap, say) join the sample, so later candidates fail there cheaply.
     """
@@ -147,20 +149,21 @@ def _periodic(p: sp.csr_array, bound: int, start: int = 0) -> np.ndarray | None:
     distance = np.abs(col[:, None] - col[None, :])[which[:, None] == which[None, :]]
     distance, times = np.unique(distance[distance > 1], return_counts=True)
     periods = [0] + distance[np.argsort(-times, kind="stable")][:8].tolist()
+    blocks = [int(d) for d in distance[2 * times >= len(rows)] if n % d == 0 and n // d <= 16][:2]
     j = np.arange(n, dtype=np.int32 if 65 * n < 2**31 else np.int64)
     for q in range(max(start, int(np.diff(p.indptr).max(initial=1))), min(bound, 64)):
-        for period in periods:
-            shifts = np.arange(q if period else 1)[:, None]
-            line = sample.indices // period if period else 0
-            ok = _distinct_in_rows(sample, _bits((sample.indices + shifts * line) % q, q))
+        for period, block, t in [(period, block, t) for period in periods
+                                 for block, t in [(1, 0)] + [(b, t) for b in blocks for t in range(1, q)]]:
+            def color(j, shift):
+                return (j + shift * (j // period if period else 0) + t * (j // block)) % q
+            ok = _distinct_in_rows(sample, _bits(color(sample.indices, np.arange(q if period else 1)[:, None]), q))
             for shift in np.flatnonzero(ok):
-                colors = (j + shift * (j // period if period else 0)) % q
+                colors = color(j, shift)
                 bad = ~_distinct_in_rows(p, _bits(colors, q)[p.indices])
                 if not bad.any():
                     return colors.astype(np.int64)
                 rows = np.union1d(rows, np.flatnonzero(bad)[:16])
                 sample = p[rows]
-                line = sample.indices // period if period else 0
     return None
 
 

@@ -93,7 +93,7 @@ class _RowMasks:
         """Mark ``colors[i]`` taken in ``rows[i]`` (the rows distinct)."""
         bits = _ONE << (colors % 64).astype(np.uint64)
         if len(self.words) == 1:
-            self.words[0, rows] |= bits
+            self.words[0][rows] |= bits
         else:
             self.words.ravel()[colors // 64 * self.words.shape[1] + rows] |= bits
 
@@ -104,8 +104,13 @@ class _RowMasks:
 def column_coloring(p: sp.csr_array, order: np.ndarray, lower: int, passes: int) -> np.ndarray:
     """A greedy column colouring of ``p`` (columns ``order[0]``, ``order[1]``, … first), improved
     by at most ``passes`` iterated-greedy passes unless it has ``lower`` colours already."""
-    cols = _intp(sp.csr_array(p.T)[order])  # column order[i] -> its rows, as row i
-    colors = _column_greedy(cols, _intp(cols.T.tocsr()))  # transposing keeps the columns sorted
+    rank = np.empty(len(order), dtype=p.indices.dtype)
+    rank[order] = np.arange(len(order))
+    rows = sp.csr_array((np.ones(p.nnz, dtype=bool), rank[p.indices], p.indptr.copy()), shape=p.shape)
+    rows.has_sorted_indices = False
+    rows.sort_indices()  # each row's columns in order
+    cols = _intp(rows.T.tocsr())  # column order[i] -> its rows, as row i
+    colors = _column_greedy(cols, _intp(rows))
     if colors.max(initial=-1) + 1 > lower:
         colors = _recolor_columns(cols, colors, lower, passes)
     out = np.empty_like(colors)
@@ -127,7 +132,6 @@ def _column_greedy(cols: sp.csr_array, rows: sp.csr_array) -> np.ndarray:
     heads = np.bincount(rows.indices[head[head < end]], minlength=n)
     masks, colors = _RowMasks(rows.shape[0]), np.full(n, -1)
     new = np.flatnonzero(heads == degree)
-    last = np.empty(n, dtype=np.intp)
     while len(new):
         which, r = gather(cols, new)
         colors[new] = masks.forbidden(which, r, len(new))
@@ -135,11 +139,9 @@ def _column_greedy(cols: sp.csr_array, rows: sp.csr_array) -> np.ndarray:
         at = head[r] + 1
         head[r] = at
         more = at < end[r]
-        w = rows.indices[at[more]]
-        np.add.at(heads, w, 1)
-        w = w[heads[w] == degree[w]]
-        last[w] = np.arange(len(w))  # keeps one of each w
-        new = w[last[w] == np.arange(len(w))]
+        w, times = _tally(rows.indices[at[more]])
+        heads[w] += times
+        new = w[heads[w] == degree[w]]
     return colors
 
 
