@@ -70,11 +70,12 @@ def jacobian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) ->
     """
     x = as_float_array(x)
     pattern = _detect(fun, x, args, local)
-    if local or x.size < 2:
+    if local or x.size == 0:
         return pattern
-    # The same at x's values shuffled: a rule that picks elements by their values
-    # where the Varying mark cannot follow (np.asarray drops it) is caught here.
-    shuffled = np.random.default_rng(0).permutation(x.ravel()).reshape(x.shape)
+    # The same at x's values shuffled (one value: moved): a rule that picks elements
+    # by their values where the Varying mark cannot follow (np.asarray drops it).
+    shuffled = (np.random.default_rng(0).permutation(x.ravel()).reshape(x.shape)
+                if x.size > 1 else -2.0 * x - 1.0)
     try:
         twin = _detect(fun, shuffled, args, local)
     except Exception:  # noqa: BLE001 - the function refuses that point: no second opinion
@@ -82,8 +83,8 @@ def jacobian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) ->
     if twin.shape != pattern.shape or (twin != pattern).nnz:
         raise ValueDependentError(
             "the sparsity pattern found at x differs from the one at another point: the "
-            "function picks elements by their values (np.unique, the set functions, "
-            "np.interp in its sample points, np.piecewise, ...). Detect the pattern at this "
+            "function picks elements by their values (the set functions np.union1d, "
+            "np.setdiff1d, ...). Detect the pattern at this "
             "x only with local=True, or give the pattern (sparsity=) to sparse_jacobian.")
     return pattern
 
