@@ -51,6 +51,14 @@ def _or_at(target: np.ndarray, index: np.ndarray, words: np.ndarray) -> None:
         index, words = index[missed], words[missed]
 
 
+def _max_at(target: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+    """``target[index[i]] = max(target[index[i]], values[i])`` for every i (``np.maximum.at``)."""
+    while len(index):
+        target[index] = np.maximum(target[index], values)  # of repeats, one write wins
+        missed = target[index] < values
+        index, values = index[missed], values[missed]
+
+
 def _intp(p: sp.csr_array) -> sp.csr_array:
     """``p`` with intp index arrays: NumPy indexes with nothing else, so this converts once."""
     p.indices, p.indptr = p.indices.astype(np.intp), p.indptr.astype(np.intp)
@@ -196,19 +204,17 @@ def star_coloring(graph: sp.csr_array, priority: np.ndarray) -> np.ndarray:
     new = np.flatnonzero(waiting == 0)
     while len(new):
         which, nbr = gather(graph, new)
-        chosen = None if masks is None else masks.first_allowed(colors, count, new, which, nbr)
+        coloured = colors[nbr] >= 0
+        near = which[coloured], nbr[coloured], colors[nbr[coloured]]  # (i, w, colour of w)
+        chosen = None if masks is None else masks.first_allowed(count, new, *near)
         if chosen is None:
-            chosen = _mex(*_star_forbidden(graph, colors, count, new, which, nbr), len(new))
+            chosen = _mex(*_star_forbidden(graph, colors, count, new, *near), len(new))
         colors[new] = chosen
         tally = count.add(colors, new, which, nbr)
-        lost = _repair(graph, colors, count, priority, new, which, nbr)
-        if len(lost):
-            done = new[colors[new] >= 0]
-            which, nbr = gather(graph, done)
-        else:
-            done = new
+        lost = _repair(graph, colors, count, priority, new, *near)
+        done = new[colors[new] >= 0] if len(lost) else new
         if masks is not None and colors[done].max(initial=0) < 64:
-            masks.commit(graph, colors, count, done, which, nbr, *tally)
+            masks.commit(graph, colors, count, new, *near, *tally)
         else:
             masks = None  # 64 colours and more: the colour sets no longer fit a word
         t, times = _tally(gather(lower, done)[1])
@@ -268,11 +274,8 @@ class _StarMasks:
     def __init__(self, n: int):
         self.far = np.zeros(n, dtype=np.uint64)
 
-    def first_allowed(self, colors, count, new, which, nbr) -> np.ndarray | None:
+    def first_allowed(self, count, new, owner, w, w_colour) -> np.ndarray | None:
         """The colours :func:`_star_forbidden` leaves ``new`` (None when one needs 64 or more)."""
-        coloured = colors[nbr] >= 0
-        owner, w = which[coloured], nbr[coloured]
-        w_colour = colors[w]
         words = (_ONE << w_colour.astype(np.uint64)) | self.far[w]
         twice = np.flatnonzero(count[new[owner], w_colour] >= 2)  # u–v–w–x, u coloured like w
         words[twice] |= count.present(w[twice])
@@ -281,18 +284,19 @@ class _StarMasks:
             return None
         return np.bitwise_count((~mask & (mask + _ONE)) - _ONE).astype(np.int64)
 
-    def commit(self, graph, colors, count, done, which, x, key, before) -> None:
-        """Take in the vertices ``done``, just coloured for good and counted, with neighbours
-        ``x`` (of ``done[which]``); ``key`` are the entries of the count table this round
-        changed, ``before`` their values before it."""
-        c_done = colors[done][which]
+    def commit(self, graph, colors, count, new, owner, x, c_x, key, before) -> None:
+        """Take in the vertices of ``new`` still coloured after repair (and counted), with
+        coloured neighbours ``x`` (of ``new[owner]``, all old) and their colours ``c_x``;
+        ``key`` are the entries of the count table this round changed, ``before`` their
+        values before it."""
+        c_new = colors[new]
+        done = c_new[owner] >= 0
+        owner, x, c_x = owner[done], x[done], c_x[done]
+        c_done = c_new[owner]
         k = count.table.shape[1]
-        coloured = colors[x] >= 0
-        which, x, c_done = which[coloured], x[coloured], c_done[coloured]
-        c_x = colors[x]
         mine = count[x, c_done] >= 2
-        self.far[done] |= _segment_or(_ONE << c_x[mine].astype(np.uint64), which[mine], len(done))
-        theirs = count[done[which], c_x] >= 2
+        self.far[new] |= _segment_or(_ONE << c_x[mine].astype(np.uint64), owner[mine], len(new))
+        theirs = count[new[owner], c_x] >= 2
         _or_at(self.far, x[theirs], _ONE << c_done[theirs].astype(np.uint64))
         # Old pairs w–x that the new colours make count: x's count of w's colour reached 2.
         after = count.table.ravel()[key]
@@ -304,16 +308,14 @@ class _StarMasks:
         _or_at(self.far, w[like], _ONE << colors[x[hop[like]]].astype(np.uint64))
 
 
-def _star_forbidden(graph, colors, count, new, which, nbr):
-    """Colours that vertex ``new[i]`` may not take in a star colouring.
+def _star_forbidden(graph, colors, count, new, owner, w, w_colour):
+    """Colours that vertex ``new[i]`` may not take in a star colouring, given its coloured
+    neighbours ``w`` (of ``new[owner]``) and their colours.
 
     Besides its neighbours' colours: the colour of x on a coloured path v–w–x
     when v–w–x–y or u–v–w–x would then be two-coloured, that is, when x has
     another neighbour coloured like w, or v has two neighbours coloured like w.
     """
-    coloured = colors[nbr] >= 0
-    owner, w = which[coloured], nbr[coloured]
-    w_colour = colors[w]
     twice = count[new[owner], w_colour] >= 2
     hop, x = gather(graph, w)
     x_colour = colors[x]  # v itself is uncoloured yet
@@ -323,7 +325,7 @@ def _star_forbidden(graph, colors, count, new, which, nbr):
     return [owner, owner[hop[bad]]], [w_colour, x_colour[bad]]
 
 
-def _repair(graph, colors, count, priority, new, which, nbr) -> np.ndarray:
+def _repair(graph, colors, count, priority, new, owner, a, c_a) -> np.ndarray:
     """Uncolour vertices of ``new`` until no path on four vertices is two-coloured; return them.
 
     Such a path u–v–w–x has a *middle edge* v–w where v has two neighbours
@@ -332,38 +334,39 @@ def _repair(graph, colors, count, priority, new, which, nbr) -> np.ndarray:
     against the colours already there, so keeping only the highest-priority
     new vertex of every such S leaves no two-coloured path. A middle edge with
     a new y in S is y–a itself, or a–w for a neighbour a of y with another
-    neighbour w coloured like y: only those are looked at (``nbr[i]`` is a
-    neighbour of ``new[which[i]]``). A path two-coloured only now has two new
+    neighbour w coloured like y: only those are looked at (``a`` are the coloured
+    neighbours of ``new[owner]``, ``c_a`` their colours). A path two-coloured only now has two new
     vertices (they chose their colours against the old ones), never adjacent.
     """
-    y = new[which]
-    coloured = colors[nbr] >= 0
-    y, a = y[coloured], nbr[coloured]
-    c_y, c_a = colors[y], colors[a]
+    y = new[owner]
+    c_y = colors[y]
     twice = count[a, c_y] >= 2
     middle = twice & (count[y, c_a] >= 2)
     # An end y of u–v–w–x whose w is new too is the middle of w's own middle edge; one whose x
     # is new is the end x of x–w–v–y, with the two colours swapped: look from one end only.
     twice &= c_y < c_a
-    y_2, a_2 = y[twice], a[twice]
+    a_2 = a[twice]
     hop, w = gather(graph, a_2)
-    like = colors[w] == colors[y_2][hop]
+    like = colors[w] == c_y[twice][hop]
     hop, w = hop[like], w[like]
-    keep = count[w, colors[a_2][hop]] >= 2
+    keep = count[w, c_a[twice][hop]] >= 2
     v, w = np.concatenate([y[middle], a_2[hop[keep]]]), np.concatenate([a[middle], w[keep]])
     if not len(v):
         return v
     is_new = np.zeros(len(colors), dtype=bool)
     is_new[new] = True
-    # S of middle edge e: the neighbours of v coloured like w, and of w coloured like v.
+    # S of middle edge e: the neighbours of v coloured like w, and of w coloured like v; a new
+    # end is one (the other end is old), and only an old end's neighbours can be new.
     ends = np.concatenate([v, w])
     edge = np.tile(np.arange(len(v)), 2)
     like = colors[np.concatenate([w, v])]
-    hop, y = gather(graph, ends)
-    member = is_new[y] & (colors[y] == like[hop])
-    edge, y = edge[hop[member]], y[member]
+    old = ~is_new[ends]
+    hop, y = gather(graph, ends[old])
+    member = is_new[y] & (colors[y] == like[old][hop])
+    edge = np.concatenate([edge[~old], edge[old][hop[member]]])
+    y = np.concatenate([ends[~old], y[member]])
     top = np.full(len(v), -np.inf)
-    np.maximum.at(top, edge, priority[y])
+    _max_at(top, edge, priority[y])
     loser = np.unique(y[priority[y] < top[edge]])
     count.remove(graph, colors, loser)
     colors[loser] = -1
