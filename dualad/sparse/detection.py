@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -78,8 +77,7 @@ def jacobian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) ->
     shuffled = (np.random.default_rng(0).permutation(x.ravel()).reshape(x.shape)
                 if x.size > 1 else -2.0 * x - 1.0)
     try:
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # that point is ours: its warnings are not news
+        with np.errstate(all="ignore"):  # that point is ours: its warnings are not news
             twin = _detect(fun, shuffled, args, local)
     except Exception:  # noqa: BLE001 - the function refuses that point: no second opinion
         return pattern
