@@ -81,10 +81,10 @@ def _symmetric(pattern) -> sp.csr_array:
 
 
 def _adjacency(p: sp.csr_array) -> sp.csr_array:
-    """The graph of a square symmetric pattern: its off-diagonal part."""
-    p = sp.csr_array(p, dtype=bool, copy=True)
-    p.setdiag(False)
-    return _csr(p)
+    """The graph of a pattern from :func:`_symmetric`: its off-diagonal part (one entry a row)."""
+    off = p.indices != _rows_of(p)
+    indptr = p.indptr - np.arange(p.shape[0] + 1, dtype=p.indptr.dtype)
+    return sp.csr_array((p.data[off], p.indices[off], indptr), shape=p.shape)
 
 
 def _rows_of(p: sp.csr_array) -> np.ndarray:
