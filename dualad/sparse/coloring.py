@@ -155,7 +155,8 @@ def _periodic(p: sp.csr_array, bound: int, start: int = 0) -> np.ndarray | None:
         for period, block, t in [(period, block, t) for period in periods
                                  for block, t in [(1, 0)] + [(b, t) for b in blocks for t in range(1, q)]]:
             def color(j, shift):
-                return (j + shift * (j // period if period else 0) + t * (j // block)) % q
+                c = j + shift * (j // period) if period else j
+                return (c + t * (j // block) if t else c) % q
             ok = _distinct_in_rows(sample, _bits(color(sample.indices, np.arange(q if period else 1)[:, None]), q))
             for shift in np.flatnonzero(ok):
                 colors = color(j, shift)
