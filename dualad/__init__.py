@@ -55,13 +55,17 @@ __all__ = [
 _SPARSE = ("jacobian_sparsity", "hessian_sparsity", "sparse_jacobian", "sparse_hessian")
 
 
+def _sparse_attribute(package: str, name: str, names: tuple[str, ...]):
+    """``package.name`` for a sparse transform, imported on first use: they need SciPy."""
+    if name not in names:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    import importlib
+    try:
+        return getattr(importlib.import_module(f"{package}.sparse"), name)
+    except ImportError as error:
+        raise ImportError(f"{package}.{name} needs SciPy: pip install dualad[sparse]"
+                          ) from error
+
+
 def __getattr__(name: str):
-    """The sparse transforms, imported on first use: they need SciPy."""
-    if name in _SPARSE:
-        try:
-            from . import sparse
-        except ImportError as error:
-            raise ImportError(f"dualad.{name} needs SciPy: pip install dualad[sparse]"
-                              ) from error
-        return getattr(sparse, name)
-    raise AttributeError(f"module 'dualad' has no attribute {name!r}")
+    return _sparse_attribute("dualad", name, _SPARSE)

@@ -34,7 +34,7 @@ from .operands import output_of
 from .primitive import Boxed, EscapedDualError, Primitive, Tag
 from .replay import REPLAY_BY_DEFAULT, replayed
 
-__all__ = ["vjp", "grad", "value_and_grad", "jacrev", "LinearVar", "Tape"]
+__all__ = ["vjp", "grad", "value_and_grad", "jacrev", "LinearVar", "Tape", "TangentOperators"]
 
 
 class Tape:
@@ -59,7 +59,50 @@ class Tape:
         return var
 
 
-class LinearVar(Boxed):
+class TangentOperators:
+    """Operators and NumPy protocols for tangents that are not arrays (a recorded
+    :class:`LinearVar`, a sparsity pattern): rules write tangent arithmetic with
+    operators and NumPy calls, and each one is a primitive of the rule table."""
+
+    __slots__ = ()
+    shape: tuple
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __add__(self, other): return ops.add(self, other)
+    def __radd__(self, other): return ops.add(other, self)
+    def __sub__(self, other): return ops.subtract(self, other)
+    def __rsub__(self, other): return ops.subtract(other, self)
+    def __mul__(self, other): return ops.multiply(self, other)
+    def __rmul__(self, other): return ops.multiply(other, self)
+    def __truediv__(self, other): return ops.divide(self, other)
+    def __neg__(self): return ops.negative(self)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getitem__(self, index):
+        return ops.getitem(self, index=index if isinstance(index, tuple) else (index,))
+
+    def reshape(self, *shape):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
+        return ops.reshape(self, shape=tuple(shape))
+
+    def transpose(self, *axes):
+        return ops.transpose(self, axes=axes[0] if len(axes) == 1 else axes)
+
+    # NumPy calls in tangent rules (np.sum(t, axis=-1), ...) reach the rule table
+    # exactly as they do for a Dual.
+    __array_ufunc__ = Dual.__array_ufunc__
+    __array_function__ = Dual.__array_function__
+
+
+class LinearVar(TangentOperators, Boxed):
     """A tangent whose value is unknown: primitives applied to it are recorded.
 
     It stands in for a Dual's tangent during a ``vjp``; its ``shape`` includes
@@ -85,14 +128,6 @@ class LinearVar(Boxed):
             raise EscapedDualError(self._tag)
         return tape
 
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
-
     def _process(self, prim: Primitive, args: tuple, params: dict) -> LinearVar:
         tag = self._tag
         linear = tuple(isinstance(a, LinearVar) and a._tag is tag for a in args)
@@ -115,36 +150,11 @@ class LinearVar(Boxed):
     def __repr__(self) -> str:
         return f"LinearVar(shape={self.shape}, dtype={self.dtype})"
 
-    # Rules write tangent arithmetic with operators; each one is a primitive.
-    def __add__(self, other): return ops.add(self, other)
-    def __radd__(self, other): return ops.add(other, self)
-    def __sub__(self, other): return ops.subtract(self, other)
-    def __rsub__(self, other): return ops.subtract(other, self)
-    def __mul__(self, other): return ops.multiply(self, other)
-    def __rmul__(self, other): return ops.multiply(other, self)
-    def __truediv__(self, other): return ops.divide(self, other)
-    def __neg__(self): return ops.negative(self)
-
     def __eq__(self, other):  # type: ignore[override]
         raise TypeError("the value of a tangent is unknown in reverse mode; a rule must not "
                         "compare tangents (use a primitive such as dualad.ops.scale)")
 
     __hash__ = None  # type: ignore[assignment]
-
-    def __getitem__(self, index):
-        return ops.getitem(self, index=index if isinstance(index, tuple) else (index,))
-
-    def reshape(self, *shape):
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
-        return ops.reshape(self, shape=tuple(shape))
-
-    def transpose(self, *axes):
-        return ops.transpose(self, axes=axes[0] if len(axes) == 1 else axes)
-
-    # NumPy calls in tangent rules (np.sum(t, axis=-1), ...) reach the rule table
-    # exactly as they do for a Dual.
-    __array_ufunc__ = Dual.__array_ufunc__
-    __array_function__ = Dual.__array_function__
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError("a tangent has no value in reverse mode (it is only recorded); a "

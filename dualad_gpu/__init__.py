@@ -42,6 +42,7 @@ except ImportError as error:  # jax, or a jaxlib it needs, is missing
         f'    pip install "dualad[jax]"\n'
         "dualad itself (the NumPy path) works without it.") from error
 
+from dualad import _sparse_attribute  # noqa: E402
 from . import kernels, pytrees, sharding  # noqa: E402
 from .transforms import (grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp,  # noqa: E402
                          value_and_grad, vjp)
@@ -52,16 +53,8 @@ pytrees.register()
 __all__ = ["jvp", "jacfwd", "jacobian", "hessian", "hvp", "grad", "value_and_grad", "vjp",
            "jacrev", "sparse_jacobian", "sparse_hessian"]
 
-_SPARSE = ("sparse_jacobian", "sparse_hessian")
+_SPARSE = ("sparse_jacobian", "sparse_hessian")  # imported on first use: they need SciPy
 
 
 def __getattr__(name: str):
-    """The sparse transforms, imported on first use: they need SciPy."""
-    if name in _SPARSE:
-        try:
-            from . import sparse
-        except ImportError as error:
-            raise ImportError(f"dualad_gpu.{name} needs SciPy: pip install dualad[sparse]"
-                              ) from error
-        return getattr(sparse, name)
-    raise AttributeError(f"module 'dualad_gpu' has no attribute {name!r}")
+    return _sparse_attribute("dualad_gpu", name, _SPARSE)

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..dual import Dual, elementwise_jvp
 from ..primitive import Boxed, Primitive, Tag
+from ..reverse import TangentOperators
 from ..rules import elementwise as _elementwise
 from ..rules import linalg as _linalg
 from ..rules import reductions as _reductions
@@ -192,7 +193,7 @@ class PatternTag(Tag):
         return box._wrap(ans, t_out)
 
 
-class PatternVar(Boxed):
+class PatternVar(TangentOperators, Boxed):
     """A tangent that holds, for each element, the set of inputs it depends on.
 
     ``shape`` includes the leading seed axis (of length 1), as a tangent's
@@ -208,14 +209,6 @@ class PatternVar(Boxed):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self._tag = tag
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
 
     def __repr__(self) -> str:
         return f"PatternVar(shape={self.shape}, nnz={self.rows.nnz})"
@@ -238,31 +231,6 @@ class PatternVar(Boxed):
         shape = (1,) + tuple(np.shape(ans))
         rows = _elementwise_union(self._tag, terms, weights, shape, tangents=True)
         return PatternVar(rows, shape, ans.dtype, self._tag)
-
-    # Rules write tangent arithmetic with operators and NumPy calls.
-    def __add__(self, other): return _elementwise.add(self, other)
-    def __radd__(self, other): return _elementwise.add(other, self)
-    def __sub__(self, other): return _elementwise.subtract(self, other)
-    def __rsub__(self, other): return _elementwise.subtract(other, self)
-    def __mul__(self, other): return _elementwise.multiply(self, other)
-    def __rmul__(self, other): return _elementwise.multiply(other, self)
-    def __truediv__(self, other): return _elementwise.divide(self, other)
-    def __neg__(self): return _elementwise.negative(self)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __getitem__(self, index):
-        return _shape.getitem(self, index=index if isinstance(index, tuple) else (index,))
-
-    def reshape(self, *shape):
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
-        return _shape.reshape(self, shape=tuple(shape))
-
-    def transpose(self, *axes):
-        return _shape.transpose(self, axes=axes[0] if len(axes) == 1 else axes)
-
-    __array_ufunc__ = Dual.__array_ufunc__
-    __array_function__ = Dual.__array_function__
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError("a sparsity pattern has no values; a tangent rule must not convert "
