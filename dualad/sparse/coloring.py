@@ -157,7 +157,8 @@ def _periodic(p: sp.csr_array, bound: int, start: int = 0) -> np.ndarray | None:
             def color(j, shift):
                 c = j + shift * (j // period) if period else j
                 return (c + t * (j // block) if t else c) % q
-            ok = _distinct_in_rows(sample, _bits(color(sample.indices, np.arange(q if period else 1)[:, None]), q))
+            shifts = np.arange(q if period else 1)[:, None]
+            ok = _distinct_in_rows(sample, np.atleast_2d(_bits(color(sample.indices, shifts), q)))
             for shift in np.flatnonzero(ok):
                 colors = color(j, shift)
                 bad = ~_distinct_in_rows(p, _bits(colors, q)[p.indices])
