@@ -40,7 +40,7 @@ def test_laplacian_energy_hessian_is_the_dense_one():
 
 
 @pytest.mark.parametrize(("family", "size", "colors"), [
-    ("bratu", 1000, {3}), ("brusselator", 32, set(range(5, 12))), ("rosenbrock", 1000, {3}),
+    ("bratu", 1000, {3}), ("brusselator", 32, {8}), ("rosenbrock", 1000, {3}),
     ("laplacian", 32, {5})])
 def test_colour_counts_are_the_group_titles(family, size, colors):
     case = sb.sweep_case(family, size)

@@ -37,7 +37,7 @@ GROUPS: dict[str, str] = {
                 "jax.jit of JAX's transforms",
     "sparse_bratu": "Sparse Jacobian of the 1-D Bratu residual (tridiagonal, 3 colours)",
     "sparse_brusselator": "Sparse Jacobian of the 2-D Brusselator's rhs(t, y), argnums=1 "
-                          "(n = 2N^2, 10-11 colours)",
+                          "(n = 2N^2, 8 colours)",
     "sparse_brusselator_solve": "solve_ivp(method='BDF') of the 2-D Brusselator, "
                                 "t in (0, 1): wall time over SciPy's sparse finite differences",
     "sparse_rosenbrock": "Sparse Hessian of the chained Rosenbrock function (tridiagonal, "
