@@ -56,12 +56,14 @@ _SPARSE = ("jacobian_sparsity", "hessian_sparsity", "sparse_jacobian", "sparse_h
 
 
 def _sparse_attribute(package: str, name: str, names: tuple[str, ...]):
-    """``package.name`` for a sparse transform, imported on first use: they need SciPy."""
-    if name not in names:
+    """``package.name`` for a sparse transform (or ``package.sparse``), imported on first
+    use: they need SciPy."""
+    if name not in names and name != "sparse":
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
     import importlib
     try:
-        return getattr(importlib.import_module(f"{package}.sparse"), name)
+        module = importlib.import_module(f"{package}.sparse")
+        return module if name == "sparse" else getattr(module, name)
     except ImportError as error:
         raise ImportError(f"{package}.{name} needs SciPy: pip install dualad[sparse]"
                           ) from error

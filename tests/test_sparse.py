@@ -363,3 +363,20 @@ def test_the_differentiated_argument_may_come_first():
         np.testing.assert_allclose(jac(x, 2.0, 3.0).toarray(), dualad.jacfwd(f)(x, 2.0, 3.0))
     hess = dualad.sparse_hessian(lambda a, x, b: a * rosenbrock(x) + b, argnums=1)
     np.testing.assert_allclose(hess(2.0, x, 1.0).toarray(), 2.0 * dualad.hessian(rosenbrock)(x))
+
+
+def test_colours_in_chunks_give_the_same_matrices():
+    x = np.linspace(-1.0, 1.0, 25)
+    y = np.random.default_rng(2).uniform(0.5, 1.5, 72)
+    for chunk_size in (1, 2):
+        np.testing.assert_array_equal(
+            dualad.sparse_jacobian(bratu, chunk_size=chunk_size)(x).toarray(),
+            dualad.sparse_jacobian(bratu)(x).toarray())
+        np.testing.assert_allclose(
+            dualad.sparse_jacobian(brusselator, 1, mode="rev", chunk_size=chunk_size)(
+                0.0, y).toarray(), dualad.jacfwd(brusselator, argnums=1)(0.0, y), rtol=1e-13)
+        np.testing.assert_allclose(
+            dualad.sparse_hessian(laplacian_energy, chunk_size=chunk_size)(x).toarray(),
+            dualad.hessian(laplacian_energy)(x), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="chunk_size"):
+        dualad.sparse_jacobian(bratu, chunk_size=0)

@@ -18,12 +18,14 @@ a pattern rule here:
   makes every output element depend on every input element.
 
 The *global* pattern holds for every ``x``: products ignore the values of
-their factors, ``where`` unites both branches, and values computed from ``x``
-(comparisons, ``argmax``) are :class:`Varying` arrays, which refuse to steer
-Python control flow and make an index computed from them gather from
-everywhere. The *local* pattern (``local=True``) is the pattern at ``x``: a
-product with a zero factor, or the branch ``where`` did not take, contributes
-nothing.
+their factors (unless the factor is a :class:`Constant`, which does not
+depend on ``x``), ``where`` unites both branches, and values computed from
+``x`` (its own, comparisons, ``argmax``) are :class:`Varying` arrays, which
+refuse to steer the user's control flow and make an index computed from them
+gather from everywhere (:mod:`~dualad.sparse.detection` adds a second opinion
+for what the mark cannot follow). The *local* pattern (``local=True``) is the
+pattern at ``x``: a product with a zero factor, or the branch ``where`` did
+not take, contributes nothing.
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ class Varying(np.ndarray):
     :class:`ValueDependentError`, and an index made from it gathers from every
     element. A rule of the table may branch on it (to pick a formula).
     """
+
+    __array_priority__ = 2.0  # above Constant's: Constant·Varying is Varying
 
     def __bool__(self) -> bool:
         return bool(_in_rule(self).item())
@@ -117,9 +121,6 @@ class Constant(np.ndarray):
     it). Computed with a :class:`Varying` value, the result is Varying."""
 
     __array_priority__ = 1.0
-
-
-Varying.__array_priority__ = 2.0  # Constant·Varying is Varying
 
 
 def varying(value: Any) -> Any:

@@ -22,7 +22,7 @@ import numpy as np
 from scipy import sparse
 
 from ..dual import as_float_array
-from ..forward import DEFAULT_CHUNK_BYTES, jvp
+from ..forward import check_chunk_size, jvp
 from ..replay import REPLAY_BY_DEFAULT, replayed
 from ..reverse import grad, jacrev
 from . import coloring
@@ -51,12 +51,16 @@ def _with_arg(args: tuple, argnum: int, x: Any) -> tuple:
     return args[:argnum] + (x,) + args[argnum + 1:]
 
 
-def _color_chunks(colors: np.ndarray, size: int, itemsize: int) -> list[np.ndarray]:
-    """The colours in groups small enough for one pass each (DEFAULT_CHUNK_BYTES)."""
-    count = int(colors.max(initial=-1)) + 1
-    per_pass = max(1, min(count, DEFAULT_CHUNK_BYTES // max(1, size * itemsize)))
-    return [np.arange(start, min(start + per_pass, count))
-            for start in range(0, count, per_pass)]
+#: Without ``chunk_size``, a pass carries as many colours as fit in this many bytes of
+#: tangent (at least one): at large n the passes then take a few times the Jacobian's
+#: memory, not the colours' count times the function's.
+PASS_BYTES = 8 * 2**20
+
+
+def _per_pass(count: int, size: int, itemsize: int, chunk_size: int | None) -> int:
+    if chunk_size is not None:
+        return max(1, min(count, chunk_size))
+    return max(1, min(count, PASS_BYTES // max(1, size * itemsize)))
 
 
 class _Prepared:
@@ -72,14 +76,20 @@ class _Prepared:
     passes: int
 
     def _prepare(self, fun: Callable, argnum: int, x: np.ndarray, decompress: Callable,
-                 compressed_shape: tuple[int, int], replay: bool) -> None:
-        self.fun, self.argnum = fun, argnum
+                 compressed_shape: tuple[int, int], replay: bool,
+                 chunk_size: int | None) -> None:
+        check_chunk_size(chunk_size)
+        self.fun, self.argnum, self.chunk_size = fun, argnum, chunk_size
         self.shape, self.dtype = x.shape, x.dtype
         self.passes = int(self.colors.max(initial=-1)) + 1
         size = compressed_shape[0] * compressed_shape[1]
         positions = np.arange(size, dtype=np.int32 if size < 2**31 - 1 else np.int64)
         located = decompress(self.pattern, self.colors, positions.reshape(compressed_shape))
-        self._positions, self._structure = located.data, (located.indices, located.indptr)
+        self._positions = located.data
+        same = (np.array_equal(located.indptr, self.pattern.indptr)
+                and np.array_equal(located.indices, self.pattern.indices))
+        located = self.pattern if same else located  # share the pattern's structure
+        self._structure = (located.indices, located.indptr)
         self._nonzeros = replayed(self._interpret, argnum, replay, fun)
 
     def __call__(self, *args: Any) -> sparse.csr_array:
@@ -98,7 +108,9 @@ class _Prepared:
     def _forward(self, fun: Callable, x: np.ndarray, rows: int) -> np.ndarray:
         """``(rows, passes)``: ``fun``'s tangents along one seed per colour."""
         blocks = []
-        for chunk in _color_chunks(self.colors, max(rows, x.size), x.dtype.itemsize):
+        per_pass = _per_pass(self.passes, max(rows, x.size), x.dtype.itemsize, self.chunk_size)
+        for start in range(0, self.passes, per_pass):
+            chunk = np.arange(start, min(start + per_pass, self.passes))
             seeds = (self.colors == chunk[:, None]).astype(x.dtype)
             _, t = jvp(fun, (x,), (seeds.reshape((len(chunk),) + x.shape),), batched=True,
                        replay=False)
@@ -125,7 +137,7 @@ class SparseJacobian(_Prepared):
 
     def __init__(self, fun: Callable, args: tuple, argnum: int = 0, *,
                  sparsity: Any = "detect", mode: str = "auto", local: bool = False,
-                 replay: bool = REPLAY_BY_DEFAULT) -> None:
+                 chunk_size: int | None = None, replay: bool = REPLAY_BY_DEFAULT) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         x = as_float_array(args[argnum])
@@ -153,9 +165,11 @@ class SparseJacobian(_Prepared):
         m, n = self.pattern.shape
         count = int(colors.max(initial=-1)) + 1
         if mode == "fwd":
-            self._prepare(fun, argnum, x, coloring.decompress_columns, (m, count), replay)
+            self._prepare(fun, argnum, x, coloring.decompress_columns, (m, count), replay,
+                          chunk_size)
         else:
-            self._prepare(fun, argnum, x, coloring.decompress_rows, (count, n), replay)
+            self._prepare(fun, argnum, x, coloring.decompress_rows, (count, n), replay,
+                          chunk_size)
 
     def __repr__(self) -> str:
         m, n = self.pattern.shape
@@ -174,7 +188,8 @@ class SparseJacobian(_Prepared):
             flat = np.reshape(restricted(x), (-1,))
             return np.stack([np.sum(flat[rows]) for rows in groups]) if groups else flat[:0]
 
-        return jacrev(compressed_output, replay=False)(x)
+        per_pass = _per_pass(self.passes, max(m, n), x.dtype.itemsize, self.chunk_size)
+        return jacrev(compressed_output, chunk_size=per_pass, replay=False)(x)
 
 
 class SparseHessian(_Prepared):
@@ -191,7 +206,7 @@ class SparseHessian(_Prepared):
     """
 
     def __init__(self, fun: Callable, args: tuple, argnum: int = 0, *,
-                 sparsity: Any = "detect", local: bool = False,
+                 sparsity: Any = "detect", local: bool = False, chunk_size: int | None = None,
                  replay: bool = REPLAY_BY_DEFAULT) -> None:
         x = as_float_array(args[argnum])
         rest = args[:argnum] + args[argnum + 1:]
@@ -205,7 +220,8 @@ class SparseHessian(_Prepared):
         self.pattern = (pattern + pattern.T).tocsr()  # a Hessian is symmetric
         self.colors = coloring.star_coloring(self.pattern)
         count = int(self.colors.max(initial=-1)) + 1
-        self._prepare(fun, argnum, x, coloring.decompress_star, (x.size, count), replay)
+        self._prepare(fun, argnum, x, coloring.decompress_star, (x.size, count), replay,
+                      chunk_size)
 
     def __repr__(self) -> str:
         n = self.pattern.shape[0]
@@ -245,7 +261,7 @@ class _ByShape:
 
 
 def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
-                    mode: str = "auto", local: bool = False,
+                    mode: str = "auto", local: bool = False, chunk_size: int | None = None,
                     replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The Jacobian of ``fun`` as a ``scipy.sparse`` CSR array, computing only its nonzeros.
 
@@ -266,6 +282,10 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
         fewer colours.
     local:
         Detect the pattern at the first point only (see :func:`jacobian_sparsity`).
+    chunk_size:
+        At most this many colours per pass. ``None`` puts as many in one pass as
+        fit in :data:`PASS_BYTES` of tangent: all of them for small inputs, and at
+        n = 10⁶ a few, so that memory stays within a few times the Jacobian's.
     replay:
         Replay the NumPy calls of an earlier evaluation with the same shapes, as
         :func:`~dualad.jacfwd` does: small problems then cost little more than the
@@ -295,8 +315,10 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
     >>> jac.prepare(np.zeros(5))
     SparseJacobian(5x5, nnz=13, mode='fwd', passes=3)
     """
+    check_chunk_size(chunk_size)
     prepared = _ByShape(lambda args: SparseJacobian(fun, args, argnums, sparsity=sparsity,
-                                                    mode=mode, local=local, replay=replay),
+                                                    mode=mode, local=local,
+                                                    chunk_size=chunk_size, replay=replay),
                         argnums)
 
     def jac(*args: Any) -> sparse.csr_array:
@@ -308,7 +330,8 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
 
 
 def sparse_hessian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
-                   local: bool = False, replay: bool = REPLAY_BY_DEFAULT) -> Callable:
+                   local: bool = False, chunk_size: int | None = None,
+                   replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The Hessian of a scalar ``fun`` as a ``scipy.sparse`` CSR array.
 
     The pattern (:func:`hessian_sparsity`, or ``sparsity=`` given) is star
@@ -329,8 +352,10 @@ def sparse_hessian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
     >>> hess.prepare(np.ones(4)).passes
     3
     """
+    check_chunk_size(chunk_size)
     prepared = _ByShape(lambda args: SparseHessian(fun, args, argnums, sparsity=sparsity,
-                                                   local=local, replay=replay), argnums)
+                                                   local=local, chunk_size=chunk_size,
+                                                   replay=replay), argnums)
 
     def hess(*args: Any) -> sparse.csr_array:
         return prepared.get(args)(*args)
