@@ -77,7 +77,8 @@ def _symmetric(pattern) -> sp.csr_array:
     if np.array_equal(t.indptr, p.indptr) and np.array_equal(t.indices, p.indices) \
             and p.diagonal().all():
         return p
-    return _csr(p + t + sp.eye_array(p.shape[0], dtype=bool, format="csr"))
+    q = _csr(p + t)
+    return q if q.diagonal().all() else _csr(q + sp.eye_array(p.shape[0], dtype=bool, format="csr"))
 
 
 def _adjacency(p: sp.csr_array) -> sp.csr_array:

@@ -193,13 +193,15 @@ def star_coloring(graph: sp.csr_array, priority: np.ndarray) -> np.ndarray:
     """
     n = graph.shape[0]
     colors = np.full(n, -1)
-    src, dst = np.repeat(np.arange(n), np.diff(graph.indptr)), graph.indices
-    down = priority[dst] < priority[src]
-    lower = sp.csr_array((np.ones(down.sum(), dtype=bool), dst[down],
-                          np.concatenate([[0], np.cumsum(np.bincount(src[down], minlength=n))])),
+    graph = _intp(sp.csr_array((graph.data, graph.indices, graph.indptr), shape=graph.shape))
+    degree = np.diff(graph.indptr)
+    down = priority[graph.indices] < np.repeat(priority, degree)
+    below = np.zeros(len(down) + 1, dtype=np.intp)
+    np.cumsum(down, out=below[1:])
+    lower = sp.csr_array((np.ones(below[-1], dtype=bool), graph.indices[down], below[graph.indptr]),
                          shape=graph.shape)  # each vertex's lower-priority neighbours
-    waiting = np.bincount(dst[down], minlength=n)
-    count = _ColourCounts(n, np.diff(graph.indptr).max(initial=0))
+    waiting = degree - np.diff(lower.indptr)  # priorities are distinct: the rest are higher
+    count = _ColourCounts(n, degree.max(initial=0))
     masks = _StarMasks(n)
     new = np.flatnonzero(waiting == 0)
     while len(new):
