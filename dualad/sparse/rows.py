@@ -58,14 +58,15 @@ def gather(rows: sparse.csr_array, numbers: Any) -> sparse.csr_array:
         indptr = np.append(indptr, indptr[-1])
     starts = indptr[numbers]
     counts = indptr[numbers + 1] - starts
+    index = indptr.dtype  # the positions fit in it: they are the rows' own
     if len(numbers) and counts.min() == counts.max():  # as many inputs each: a 2-D take
         width = int(counts[0])
-        at = (starts[:, None] + np.arange(width)).ravel()
+        at = (starts[:, None] + np.arange(width, dtype=index)).ravel()
         return _csr(indices[at], np.arange(len(numbers) + 1, dtype=np.int64) * width, n)
     new_indptr = np.zeros(len(numbers) + 1, np.int64)
     np.cumsum(counts, out=new_indptr[1:])
-    at = np.arange(int(new_indptr[-1]), dtype=np.int64) + np.repeat(
-        starts - new_indptr[:-1], counts)
+    at = np.repeat((starts - new_indptr[:-1]).astype(index), counts)
+    at += np.arange(int(new_indptr[-1]), dtype=index)
     return _csr(indices[at], new_indptr, n)
 
 
