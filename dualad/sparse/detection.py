@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -69,25 +70,37 @@ def jacobian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) ->
            [False, False]])
     """
     x = as_float_array(x)
-    pattern = _detect(fun, x, args, local)
     if local or x.size == 0:
-        return pattern
-    # The same at x's values shuffled (one value: moved): a rule that picks elements
-    # by their values where the Varying mark cannot follow (np.asarray drops it).
+        return _detect(fun, x, args, local)
+    # A second opinion, at x's values shuffled (one value: moved), catches a rule that
+    # picks elements by their values where the Varying mark cannot follow (np.asarray
+    # drops it). It runs first and leaves a fingerprint: one pattern in memory at a time.
     shuffled = (np.random.default_rng(0).permutation(x.ravel()).reshape(x.shape)
                 if x.size > 1 else -2.0 * x - 1.0)
     try:
         with np.errstate(all="ignore"):  # that point is ours: its warnings are not news
-            twin = _detect(fun, shuffled, args, local)
+            twin = _fingerprint(_detect(fun, shuffled, args, local))
     except Exception:  # noqa: BLE001 - the function refuses that point: no second opinion
-        return pattern
-    if twin.shape != pattern.shape or (twin != pattern).nnz:
+        twin = None
+    pattern = _detect(fun, x, args, local)
+    if twin is not None and twin != _fingerprint(pattern):
         raise ValueDependentError(
             "the sparsity pattern found at x differs from the one at another point: the "
             "function picks elements by their values (the set functions np.union1d, "
             "np.setdiff1d, ...). Detect the pattern at this "
             "x only with local=True, or give the pattern (sparsity=) to sparse_jacobian.")
     return pattern
+
+
+def _fingerprint(pattern: Any) -> tuple:
+    """The pattern's shape and a hash of its canonical structure."""
+    if not pattern.has_canonical_format:
+        pattern.sum_duplicates()
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (pattern.indptr, pattern.indices):
+        digest.update(part.dtype.str.encode())
+        digest.update(np.ascontiguousarray(part))
+    return pattern.shape, digest.digest()
 
 
 def _detect(fun: Callable, x: np.ndarray, args: tuple, local: bool) -> Any:
