@@ -254,7 +254,8 @@ class _ColourCounts:
 
     def present(self, vertices: np.ndarray) -> np.ndarray:
         """The colours below 64 among the neighbours of each vertex, as bitmasks."""
-        bits = np.packbits(self.table[vertices, :64] > 0, axis=1, bitorder="little")
+        rows = np.take(self.table, vertices, axis=0)  # faster than fancy indexing
+        bits = np.packbits(rows[:, :64] > 0, axis=1, bitorder="little")
         words = np.zeros((len(vertices), 8), dtype=np.uint8)
         words[:, :bits.shape[1]] = bits
         return words.view("<u8").ravel().astype(np.uint64)
