@@ -76,15 +76,17 @@ class _Prepared:
     passes: int
 
     def _prepare(self, fun: Callable, argnum: int, x: np.ndarray, decompress: Callable,
-                 compressed_shape: tuple[int, int], replay: bool,
-                 chunk_size: int | None) -> None:
+                 length: int, by_rows: bool, replay: bool, chunk_size: int | None) -> None:
+        """The compressed block is ``(passes, length)``, the passes' tangents one after
+        the other; ``decompress`` takes it as it is (rows coloured) or transposed."""
         check_chunk_size(chunk_size)
         self.fun, self.argnum, self.chunk_size = fun, argnum, chunk_size
         self.shape, self.dtype = x.shape, x.dtype
         self.passes = int(self.colors.max(initial=-1)) + 1
-        size = compressed_shape[0] * compressed_shape[1]
+        size = self.passes * length
         positions = np.arange(size, dtype=np.int32 if size < 2**31 - 1 else np.int64)
-        located = decompress(self.pattern, self.colors, positions.reshape(compressed_shape))
+        positions = positions.reshape(self.passes, length)
+        located = decompress(self.pattern, self.colors, positions if by_rows else positions.T)
         self._positions = located.data
         same = (np.array_equal(located.indptr, self.pattern.indptr)
                 and np.array_equal(located.indices, self.pattern.indices))
@@ -105,17 +107,20 @@ class _Prepared:
         x = as_float_array(args[self.argnum])
         return np.reshape(self._compressed(x, args), (-1,))[self._positions]
 
-    def _forward(self, fun: Callable, x: np.ndarray, rows: int) -> np.ndarray:
-        """``(rows, passes)``: ``fun``'s tangents along one seed per colour."""
+    def _forward(self, fun: Callable, x: np.ndarray, length: int) -> np.ndarray:
+        """``(passes, length)``: ``fun``'s tangents along one seed per colour."""
         blocks = []
-        per_pass = _per_pass(self.passes, max(rows, x.size), x.dtype.itemsize, self.chunk_size)
+        per_pass = _per_pass(self.passes, max(length, x.size), x.dtype.itemsize,
+                             self.chunk_size)
         for start in range(0, self.passes, per_pass):
             chunk = np.arange(start, min(start + per_pass, self.passes))
             seeds = (self.colors == chunk[:, None]).astype(x.dtype)
             _, t = jvp(fun, (x,), (seeds.reshape((len(chunk),) + x.shape),), batched=True,
                        replay=False)
-            blocks.append(np.reshape(t, (len(chunk), rows)))
-        return np.concatenate(blocks).T if blocks else np.zeros((rows, 0), x.dtype)
+            blocks.append(np.reshape(t, (len(chunk), length)))
+        if len(blocks) == 1:
+            return blocks[0]
+        return np.concatenate(blocks) if blocks else np.zeros((0, length), x.dtype)
 
 
 class SparseJacobian(_Prepared):
@@ -163,12 +168,11 @@ class SparseJacobian(_Prepared):
             colors = coloring.row_coloring(self.pattern)
         self.mode, self.colors = mode, colors
         m, n = self.pattern.shape
-        count = int(colors.max(initial=-1)) + 1
         if mode == "fwd":
-            self._prepare(fun, argnum, x, coloring.decompress_columns, (m, count), replay,
+            self._prepare(fun, argnum, x, coloring.decompress_columns, m, False, replay,
                           chunk_size)
         else:
-            self._prepare(fun, argnum, x, coloring.decompress_rows, (count, n), replay,
+            self._prepare(fun, argnum, x, coloring.decompress_rows, n, True, replay,
                           chunk_size)
 
     def __repr__(self) -> str:
@@ -219,8 +223,7 @@ class SparseHessian(_Prepared):
             pattern = _as_pattern(sparsity, (x.size, x.size), "sparse_hessian")
         self.pattern = (pattern + pattern.T).tocsr()  # a Hessian is symmetric
         self.colors = coloring.star_coloring(self.pattern)
-        count = int(self.colors.max(initial=-1)) + 1
-        self._prepare(fun, argnum, x, coloring.decompress_star, (x.size, count), replay,
+        self._prepare(fun, argnum, x, coloring.decompress_star, x.size, False, replay,
                       chunk_size)
 
     def __repr__(self) -> str:
