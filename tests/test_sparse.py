@@ -380,3 +380,20 @@ def test_colours_in_chunks_give_the_same_matrices():
             dualad.hessian(laplacian_energy)(x), rtol=1e-12, atol=1e-12)
     with pytest.raises(ValueError, match="chunk_size"):
         dualad.sparse_jacobian(bratu, chunk_size=0)
+
+
+def test_a_second_opinion_only_where_a_rule_may_pick_by_value():
+    calls = []
+
+    def counted(f):
+        def wrapper(x):
+            calls.append(1)
+            return f(x)
+        return wrapper
+
+    jacobian_sparsity(counted(bratu), np.zeros(6))  # slices only: no doubt
+    assert len(calls) == 1
+    jacobian_sparsity(counted(lambda x: x[np.array([2, 0])] * 2.0), np.zeros(6))
+    assert len(calls) == 3  # an index array: asked again at another point, same pattern
+    with pytest.raises(ValueDependentError, match="another point"):
+        jacobian_sparsity(lambda x: np.union1d(x, [0.5]), np.zeros(4))  # equal values too

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +11,7 @@ from ..dual import Dual, as_float_array
 from ..operands import output_of
 from ..reverse import grad
 from . import rows as _rows
-from .patterns import PatternTag, PatternVar, ValueDependentError, varying
+from .patterns import DETECTING, PatternTag, PatternVar, ValueDependentError, varying
 
 __all__ = ["jacobian_sparsity", "hessian_sparsity"]
 
@@ -39,10 +38,11 @@ def jacobian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) ->
         ``x`` raises. ``True`` gives the pattern at this ``x``: a product with a
         zero factor or the side of a ``where`` not taken adds nothing.
 
-        The global pattern is found twice, at ``x`` and at its values shuffled; if
-        the two differ (the function picks elements by their values in a way the
-        detection cannot bound), :class:`~dualad.sparse.ValueDependentError`
-        says so rather than return a pattern that holds at ``x`` only.
+        Where a rule reads values of ``x`` in a way the global detection cannot
+        bound (to pick elements or zeros), the pattern is found again at a second
+        point (``x``'s values moved by one place, plus a small ramp); if the two
+        differ, :class:`~dualad.sparse.ValueDependentError` says so rather than
+        return a pattern that holds at ``x`` only.
 
     Returns
     -------
@@ -70,20 +70,26 @@ def jacobian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) ->
            [False, False]])
     """
     x = as_float_array(x)
-    if local or x.size == 0:
-        return _detect(fun, x, args, local)
-    # A second opinion, at x's values shuffled (one value: moved), catches a rule that
-    # picks elements by their values where the Varying mark cannot follow (np.asarray
-    # drops it). It runs first and leaves a fingerprint: one pattern in memory at a time.
-    shuffled = (np.random.default_rng(0).permutation(x.ravel()).reshape(x.shape)
-                if x.size > 1 else -2.0 * x - 1.0)
+    pattern, doubts = _detect(fun, x, args, local)
+    if local or not doubts:
+        return pattern
+    # A rule read x's values where the Varying mark cannot follow (np.asarray drops
+    # it), to pick elements or zeros: a second opinion at another point, x's values
+    # moved by one place plus a small ramp, so that equal values (a starting guess of
+    # zeros) part.
+    flat = x.ravel()
+    if flat.size > 1:
+        ramp = np.linspace(0.0, 1e-3 * (1.0 + float(np.max(np.abs(flat)))), flat.size)
+        other = (np.roll(flat, 1) + ramp).astype(x.dtype).reshape(x.shape)
+    else:
+        other = -2.0 * x - 1.0
     try:
         with np.errstate(all="ignore"):  # that point is ours: its warnings are not news
-            twin = _fingerprint(_detect(fun, shuffled, args, local))
+            twin, _ = _detect(fun, other, args, local)
     except Exception:  # noqa: BLE001 - the function refuses that point: no second opinion
-        twin = None
-    pattern = _detect(fun, x, args, local)
-    if twin is not None and twin != _fingerprint(pattern):
+        return pattern
+    if not (twin.shape == pattern.shape and np.array_equal(twin.indptr, pattern.indptr)
+            and np.array_equal(twin.indices, pattern.indices)):
         raise ValueDependentError(
             "the sparsity pattern found at x differs from the one at another point: the "
             "function picks elements by their values (the set functions np.union1d, "
@@ -92,28 +98,20 @@ def jacobian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) ->
     return pattern
 
 
-def _fingerprint(pattern: Any) -> tuple:
-    """The pattern's shape and a hash of its canonical structure."""
-    if not pattern.has_canonical_format:
-        pattern.sum_duplicates()
-    digest = hashlib.blake2b(digest_size=16)
-    for part in (pattern.indptr, pattern.indices):
-        digest.update(part.dtype.str.encode())
-        digest.update(np.ascontiguousarray(part))
-    return pattern.shape, digest.digest()
-
-
-def _detect(fun: Callable, x: np.ndarray, args: tuple, local: bool) -> Any:
+def _detect(fun: Callable, x: np.ndarray, args: tuple, local: bool) -> tuple[Any, bool]:
+    """The pattern at x, and whether the detection doubts it holds elsewhere."""
     n = x.size
     tag = PatternTag(n, local)
     seed = PatternVar(_rows.identity(n), (1,) + x.shape, x.dtype, tag)
+    token = DETECTING.set(tag)
     try:
         # Globally, every value computed from x carries the mark of a Varying array, so
         # an index or a mask a rule derives from it counts as any index or mask.
         out = output_of(fun(Dual._new(x if local else varying(x), seed, tag), *args))
     finally:
+        DETECTING.reset(token)
         tag.live = False
-    return _rows_of(out, tag, n)
+    return _rows_of(out, tag, n), tag.doubts
 
 
 def hessian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) -> Any:
@@ -152,7 +150,10 @@ def _rows_of(out: Any, tag: PatternTag, n: int) -> Any:
             if rows.shape[0] != size:  # a tangent left broadcast smaller than its primal
                 rows = _rows.gather(rows, np.zeros(size, np.int64)) if rows.shape[0] == 1 \
                     else rows
-            return rows.tocsr()
+            rows = rows.tocsr()
+            if not rows.has_canonical_format:  # sorted, once each: comparable
+                rows.sum_duplicates()
+            return rows
         return _rows.empty(size, n)
     if isinstance(out, (np.ndarray, np.generic, float, int)):
         return _rows.empty(int(np.size(out)), n)

@@ -30,6 +30,7 @@ not take, contributes nothing.
 
 from __future__ import annotations
 
+import contextvars
 import sys
 from typing import Any
 
@@ -101,6 +102,20 @@ _PASSING = ("numpy", "scipy", "dualad.dual", "dualad.operands", "dualad.primitiv
             "dualad.sparse")
 
 
+#: The detection running in this thread (or task), to note its doubts.
+DETECTING: contextvars.ContextVar[PatternTag | None] = contextvars.ContextVar(
+    "dualad_sparse_detecting", default=None)
+
+
+def doubt() -> None:
+    """Note that the pattern being detected may hold at this x only: a plain value
+    derived from x by a rule may decide which elements are read (an index, a zero).
+    Detection then asks for a second opinion (:mod:`dualad.sparse.detection`)."""
+    tag = DETECTING.get()
+    if tag is not None:
+        tag.doubts = True
+
+
 def _in_rule(value: Varying) -> np.ndarray:
     """``value`` as a plain array if the conversion comes from a rule of dualad
     (through NumPy or SciPy code); ValueDependentError if from the user's code."""
@@ -109,6 +124,7 @@ def _in_rule(value: Varying) -> np.ndarray:
         module = frame.f_globals.get("__name__", "")
         if not any(module == p or module.startswith(p + ".") for p in _PASSING):
             if module.split(".")[0] == "dualad":
+                doubt()
                 return value.view(np.ndarray)
             raise ValueDependentError()
         frame = frame.f_back
@@ -139,9 +155,14 @@ def constant(value: Any) -> Any:
 
 def known_zeros(tag: PatternTag, value: Any) -> bool:
     """Whether the zeros of ``value`` (a weight, a factor, a condition) may drop
-    dependencies: any array at the local point, a :class:`Constant` globally."""
-    return isinstance(value, Constant) or (tag.local and isinstance(value, (np.ndarray,
-                                                                            np.generic)))
+    dependencies: any array at the local point, a :class:`Constant` globally (a
+    rule's plain value could come from x: dropping by it is a doubt)."""
+    if tag.local:
+        return isinstance(value, (np.ndarray, np.generic))
+    if isinstance(value, Constant):
+        doubt()
+        return True
+    return False
 
 
 def holds_varying(value: Any) -> bool:
@@ -155,7 +176,7 @@ def holds_varying(value: Any) -> bool:
 class PatternTag(Tag):
     """The tag of one pattern detection; its Duals carry :class:`PatternVar` tangents."""
 
-    __slots__ = ("local", "n", "opaque_values")
+    __slots__ = ("local", "n", "opaque_values", "doubts")
     detects_patterns = True
 
     def __init__(self, n: int, local: bool) -> None:
@@ -163,6 +184,7 @@ class PatternTag(Tag):
         self.n = n
         self.local = local
         self.opaque_values = not local
+        self.doubts = False  # see doubt()
 
     @staticmethod
     def opaque(value: Any) -> Any:
@@ -181,7 +203,13 @@ class PatternTag(Tag):
                        for p, t in zip(primals, tangents)]
             value = varying(ans)
         if prim.partials is not None:
-            t_out = elementwise_jvp(prim, primals, tangents, value)
+            if self.local or any(isinstance(p, Constant) for p in primals):
+                t_out = elementwise_jvp(prim, primals, tangents, value)
+            else:  # no weight can drop a dependency: the union, without the partials
+                terms = [t for t, partial in zip(tangents, prim.partials)
+                         if t is not None and partial is not None]
+                t_out = terms[0].record_combination([None] * len(terms), terms, value,
+                                                    False) if terms else None
         else:
             try:
                 t_out = prim.jvp_rule(primals, tangents, value, **params)
@@ -349,6 +377,10 @@ def _unknown_positions(index: tuple, ndim: int) -> tuple[tuple, tuple] | None:
     return tuple(axes), tuple(fixed)
 
 
+def _advanced(index: tuple) -> bool:
+    return any(isinstance(part, np.ndarray) for part in index)
+
+
 def _keep_shape(shape: tuple, axes: tuple) -> tuple:
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
 
@@ -358,6 +390,8 @@ def _getitem_rule(tag, args, params, shape):
     along the axes it indexes: each output element unites them (a reduction first)."""
     x, index = args[0], params["index"]
     if not holds_varying(index):
+        if _advanced(index):  # plain index arrays: the user's constants, or a rule's
+            doubt()
         return _gathers[_shape.getitem](tag, args, params, shape)
     unknown = _unknown_positions(index, x.ndim)
     if unknown is None:
@@ -421,6 +455,8 @@ def _index_add_rule(tag, args, params, shape):
     each value may land anywhere along the axes they index."""
     v, index = args[0], params["index"]
     size = int(np.prod(shape, dtype=np.int64))
+    if _advanced(index) and not holds_varying(index):
+        doubt()
     if holds_varying(index):
         unknown = _unknown_positions(index, len(shape))
         if unknown is None:
