@@ -180,13 +180,15 @@ def check_linear(prim: Primitive, linear: tuple[bool, ...]) -> None:
 
 
 def abstract_eval(prim: Primitive, args: tuple, params: dict) -> tuple[tuple, np.dtype]:
-    """The shape and dtype of ``prim(*args)`` without computing it."""
+    """The shape and dtype of ``prim(*args)`` without computing it (tangents that are
+    not arrays, recorded or sparsity patterns, stand in as zero-strided zeros)."""
     if prim.shape_rule is not None:
-        return prim.shape_rule(*args, **params)
-    dummies = [np.broadcast_to(np.zeros((), a.dtype), a.shape) if isinstance(a, LinearVar)
-               else primal_value(a) for a in args]
+        shape, dtype = prim.shape_rule(*args, **params)
+        return tuple(shape), dtype
+    dummies = [np.broadcast_to(np.zeros((), a.dtype), a.shape)
+               if isinstance(a, TangentOperators) else primal_value(a) for a in args]
     out = prim.impl(*dummies, **params)
-    return out.shape, out.dtype
+    return np.shape(out), out.dtype
 
 
 # -- the transpose interpreter ----------------------------------------------------

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..dual import Dual, elementwise_jvp
 from ..primitive import Boxed, Primitive, Tag
-from ..reverse import TangentOperators
+from ..reverse import TangentOperators, abstract_eval
 from ..rules import elementwise as _elementwise
 from ..rules import linalg as _linalg
 from ..rules import reductions as _reductions
@@ -244,7 +244,7 @@ class PatternVar(TangentOperators, Boxed):
 
     def _process(self, prim: Primitive, args: tuple, params: dict) -> PatternVar:
         tag = self._tag
-        shape, dtype = _abstract_eval(prim, args, params)
+        shape, dtype = abstract_eval(prim, args, params)
         rule = PATTERN_RULES.get(prim)
         if rule is not None:
             rows = rule(tag, args, params, shape)
@@ -267,16 +267,6 @@ class PatternVar(TangentOperators, Boxed):
 
 
 # -- helpers ----------------------------------------------------------------------
-
-
-def _abstract_eval(prim: Primitive, args: tuple, params: dict) -> tuple[tuple, np.dtype]:
-    if prim.shape_rule is not None:
-        shape, dtype = prim.shape_rule(*args, **params)
-        return tuple(shape), dtype
-    dummies = [np.broadcast_to(np.zeros((), a.dtype), a.shape) if isinstance(a, PatternVar)
-               else a for a in args]
-    out = prim.impl(*dummies, **params)
-    return np.shape(out), out.dtype
 
 
 def _numbered(args: tuple, tag: PatternTag) -> tuple[list, Any]:
