@@ -19,6 +19,7 @@ from scipy import sparse
 
 import dualad
 from dualad.sparse import ValueDependentError, hessian_sparsity, jacobian_sparsity
+from dualad.replay import Replayed
 from specs import SPECS
 from test_replay import _STEPS, _program
 
@@ -353,6 +354,20 @@ def test_replayed_nonzeros_equal_the_interpreted_ones():
             a, b = replayed(x), interpreted(x)
             assert (a.indptr == b.indptr).all() and (a.indices == b.indices).all()
             np.testing.assert_array_equal(a.data, b.data)
+        assert isinstance(replayed.prepare(x)._nonzeros, Replayed)
+        assert not isinstance(interpreted.prepare(x)._nonzeros, Replayed)
+
+
+def test_several_passes_are_interpreted_unless_replay_is_asked_for():
+    """Recording takes twice a pass's memory: by default only a one-pass problem replays."""
+    x = np.linspace(-1.0, 1.0, 25)
+    default, forced = (dualad.sparse_jacobian(bratu, chunk_size=1),
+                       dualad.sparse_jacobian(bratu, chunk_size=1, replay=True))
+    assert not isinstance(default.prepare(x)._nonzeros, Replayed)
+    assert isinstance(forced.prepare(x)._nonzeros, Replayed)
+    assert isinstance(dualad.sparse_jacobian(bratu).prepare(x)._nonzeros, Replayed)
+    for scale in (1.0, 0.5, 0.25, 0.125):
+        np.testing.assert_array_equal(forced(scale * x).data, default(scale * x).data)
 
 
 def test_the_differentiated_argument_may_come_first():

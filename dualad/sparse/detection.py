@@ -139,7 +139,7 @@ def hessian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) -> 
     """
     gradient = grad(fun, replay=False)
     pattern = jacobian_sparsity(lambda x, *args: gradient(x, *args), x, *args, local=local)
-    return (pattern + pattern.T).tocsr()
+    return _rows.compact((pattern + pattern.T).tocsr())
 
 
 def _rows_of(out: Any, tag: PatternTag, n: int) -> Any:
@@ -153,7 +153,7 @@ def _rows_of(out: Any, tag: PatternTag, n: int) -> Any:
             rows = rows.tocsr()
             if not rows.has_canonical_format:  # sorted, once each: comparable
                 rows.sum_duplicates()
-            return rows
+            return _rows.compact(rows)
         return _rows.empty(size, n)
     if isinstance(out, (np.ndarray, np.generic, float, int)):
         return _rows.empty(int(np.size(out)), n)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-__all__ = ["identity", "empty", "vstack", "gather", "union_gather", "union_all",
+__all__ = ["identity", "empty", "compact", "vstack", "gather", "union_gather", "union_all",
            "union", "broadcast_row", "reduce", "combine"]
 
 
@@ -36,6 +36,13 @@ def identity(n: int) -> sparse.csr_array:
 
 def empty(rows: int, n: int) -> sparse.csr_array:
     return _csr(np.zeros(0, np.int32), np.zeros(rows + 1, np.int32), n)
+
+
+def compact(rows: sparse.csr_array) -> sparse.csr_array:
+    """``rows`` in arrays of their own, exactly as long as its entries (SciPy's sums
+    allocate for the worst case and keep the rest)."""
+    nnz = int(rows.indptr[-1])
+    return _csr(rows.indices[:nnz].copy(), rows.indptr.copy(), rows.shape[1])
 
 
 def vstack(blocks: list, n: int) -> sparse.csr_array:

@@ -69,29 +69,35 @@ class _Prepared:
 
     The decompression of :mod:`~dualad.sparse.coloring` runs once on a block of
     positions (0, 1, 2, ...) instead of values: each evaluation is then one gather.
+    A problem too large to replay keeps no such index and decompresses its values.
     """
 
     pattern: sparse.csr_array
     colors: np.ndarray
     passes: int
 
-    def _prepare(self, fun: Callable, argnum: int, x: np.ndarray, decompress: Callable,
-                 length: int, by_rows: bool, replay: bool, chunk_size: int | None) -> None:
+    def _prepare(self, fun: Callable, argnum: int, x: np.ndarray, values: Callable,
+                 structure: sparse.csr_array, length: int, by_rows: bool,
+                 replay: bool | None, chunk_size: int | None) -> None:
         """The compressed block is ``(passes, length)``, the passes' tangents one after
-        the other; ``decompress`` takes it as it is (rows coloured) or transposed."""
+        the other; ``values`` (of :mod:`~dualad.sparse.coloring`) takes it as it is
+        (rows coloured) or transposed, and gives the nonzeros of ``structure``."""
         check_chunk_size(chunk_size)
-        self.fun, self.argnum, self.chunk_size = fun, argnum, chunk_size
+        self.fun, self.argnum = fun, argnum
         self.shape, self.dtype = x.shape, x.dtype
         self.passes = int(self.colors.max(initial=-1)) + 1
-        size = self.passes * length
-        positions = np.arange(size, dtype=np.int32 if size < 2**31 - 1 else np.int64)
-        positions = positions.reshape(self.passes, length)
-        located = decompress(self.pattern, self.colors, positions if by_rows else positions.T)
-        self._positions = located.data
-        same = (np.array_equal(located.indptr, self.pattern.indptr)
-                and np.array_equal(located.indices, self.pattern.indices))
-        located = self.pattern if same else located  # share the pattern's structure
-        self._structure = (located.indices, located.indptr)
+        self.per_pass = _per_pass(self.passes, max(self.pattern.shape), x.dtype.itemsize,
+                                  chunk_size)
+        if replay is None:  # a recording takes twice a pass's memory: only one pass
+            replay = REPLAY_BY_DEFAULT and self.passes <= self.per_pass
+        self._structure = (structure.indices, structure.indptr)
+        self._values = lambda block: values(structure, self.colors,
+                                            block if by_rows else block.T)
+        self._positions = None
+        if replay:  # where each nonzero is in the block: one gather per call
+            size = self.passes * length
+            positions = np.arange(size, dtype=np.int32 if size < 2**31 - 1 else np.int64)
+            self._positions = self._values(positions.reshape(self.passes, length))
         self._nonzeros = replayed(self._interpret, argnum, replay, fun)
 
     def __call__(self, *args: Any) -> sparse.csr_array:
@@ -105,15 +111,16 @@ class _Prepared:
 
     def _interpret(self, *args: Any) -> np.ndarray:
         x = as_float_array(args[self.argnum])
-        return np.reshape(self._compressed(x, args), (-1,))[self._positions]
+        block = self._compressed(x, args)
+        if self._positions is None:  # a large problem keeps no index: it decompresses
+            return self._values(block)
+        return np.reshape(block, (-1,))[self._positions]
 
     def _forward(self, fun: Callable, x: np.ndarray, length: int) -> np.ndarray:
         """``(passes, length)``: ``fun``'s tangents along one seed per colour."""
         blocks = []
-        per_pass = _per_pass(self.passes, max(length, x.size), x.dtype.itemsize,
-                             self.chunk_size)
-        for start in range(0, self.passes, per_pass):
-            chunk = np.arange(start, min(start + per_pass, self.passes))
+        for start in range(0, self.passes, self.per_pass):
+            chunk = np.arange(start, min(start + self.per_pass, self.passes))
             seeds = (self.colors == chunk[:, None]).astype(x.dtype)
             _, t = jvp(fun, (x,), (seeds.reshape((len(chunk),) + x.shape),), batched=True,
                        replay=False)
@@ -142,7 +149,7 @@ class SparseJacobian(_Prepared):
 
     def __init__(self, fun: Callable, args: tuple, argnum: int = 0, *,
                  sparsity: Any = "detect", mode: str = "auto", local: bool = False,
-                 chunk_size: int | None = None, replay: bool = REPLAY_BY_DEFAULT) -> None:
+                 chunk_size: int | None = None, replay: bool | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         x = as_float_array(args[argnum])
@@ -169,11 +176,11 @@ class SparseJacobian(_Prepared):
         self.mode, self.colors = mode, colors
         m, n = self.pattern.shape
         if mode == "fwd":
-            self._prepare(fun, argnum, x, coloring.decompress_columns, m, False, replay,
-                          chunk_size)
+            self._prepare(fun, argnum, x, coloring.column_values, self.pattern, m, False,
+                          replay, chunk_size)
         else:
-            self._prepare(fun, argnum, x, coloring.decompress_rows, n, True, replay,
-                          chunk_size)
+            self._prepare(fun, argnum, x, coloring.row_values, self.pattern, n, True,
+                          replay, chunk_size)
 
     def __repr__(self) -> str:
         m, n = self.pattern.shape
@@ -192,8 +199,7 @@ class SparseJacobian(_Prepared):
             flat = np.reshape(restricted(x), (-1,))
             return np.stack([np.sum(flat[rows]) for rows in groups]) if groups else flat[:0]
 
-        per_pass = _per_pass(self.passes, max(m, n), x.dtype.itemsize, self.chunk_size)
-        return jacrev(compressed_output, chunk_size=per_pass, replay=False)(x)
+        return jacrev(compressed_output, chunk_size=self.per_pass, replay=False)(x)
 
 
 class SparseHessian(_Prepared):
@@ -211,7 +217,7 @@ class SparseHessian(_Prepared):
 
     def __init__(self, fun: Callable, args: tuple, argnum: int = 0, *,
                  sparsity: Any = "detect", local: bool = False, chunk_size: int | None = None,
-                 replay: bool = REPLAY_BY_DEFAULT) -> None:
+                 replay: bool | None = None) -> None:
         x = as_float_array(args[argnum])
         rest = args[:argnum] + args[argnum + 1:]
         if isinstance(sparsity, str):
@@ -223,8 +229,8 @@ class SparseHessian(_Prepared):
             pattern = _as_pattern(sparsity, (x.size, x.size), "sparse_hessian")
         self.pattern = (pattern + pattern.T).tocsr()  # a Hessian is symmetric
         self.colors = coloring.star_coloring(self.pattern)
-        self._prepare(fun, argnum, x, coloring.decompress_star, x.size, False, replay,
-                      chunk_size)
+        self._prepare(fun, argnum, x, coloring.star_values, coloring.symmetric(self.pattern),
+                      x.size, False, replay, chunk_size)
 
     def __repr__(self) -> str:
         n = self.pattern.shape[0]
@@ -265,7 +271,7 @@ class _ByShape:
 
 def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
                     mode: str = "auto", local: bool = False, chunk_size: int | None = None,
-                    replay: bool = REPLAY_BY_DEFAULT) -> Callable:
+                    replay: bool | None = None) -> Callable:
     """The Jacobian of ``fun`` as a ``scipy.sparse`` CSR array, computing only its nonzeros.
 
     Parameters
@@ -292,7 +298,10 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
     replay:
         Replay the NumPy calls of an earlier evaluation with the same shapes, as
         :func:`~dualad.jacfwd` does: small problems then cost little more than the
-        function itself.
+        function itself. ``None`` (the default) replays when every colour fits in
+        one pass; a larger problem runs its passes through the interpreter, since
+        the recording would take twice a pass's memory. ``True`` replays anyway,
+        ``False`` never.
 
     Returns
     -------
@@ -334,7 +343,7 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
 
 def sparse_hessian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
                    local: bool = False, chunk_size: int | None = None,
-                   replay: bool = REPLAY_BY_DEFAULT) -> Callable:
+                   replay: bool | None = None) -> Callable:
     """The Hessian of a scalar ``fun`` as a ``scipy.sparse`` CSR array.
 
     The pattern (:func:`hessian_sparsity`, or ``sparsity=`` given) is star
