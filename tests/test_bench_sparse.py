@@ -71,3 +71,19 @@ def test_largest_bratu_measures_memory_and_has_the_targets():
     assert problems[10**5].target_of("dualad") == 10.0
     assert problems[10**5].target_of("detect") == 20.0
     assert (problems[10**4].versus, problems[10**4].versus_target) == ("dualad.jacfwd", 0.01)
+
+
+def test_a_sweep_table_with_targets_keeps_its_peak_columns():
+    from dualad.bench.report import Result, format_group_table
+
+    results = []
+    for n in (10**5, 10**6):
+        problem = bench.PROBLEMS[f"sparse_bratu_{n}"]
+        times = {"primal": 1.0, **{impl: 2.0 for impl in problem.own}}
+        peaks = {"primal": 8 * 10**6, "dualad": 96 * 10**6} if problem.memory else {}
+        results.append(Result(problem, times, {}, peaks))
+    table = format_group_table(results, title="t")
+    lines = table.splitlines()
+    head, row = lines[2], lines[5]  # the title, a blank, the head, the rule, 10^5, 10^6
+    assert head.split()[-2:] == ["peak", "dualad"] and row.split()[-2:] == ["96", "MB"]
+    assert "<= 10x ok" in table

@@ -12,7 +12,9 @@ coloured finite differences and asdex.
 - the memory of the Bratu Jacobian at n = 10⁶: the process's peak
   (``SparseBratuMemory.peakmem_jacobian`` beside ``SparseBratuMemoryBaseline``) and
   the peak allocated by one call over the CSR Jacobian's own bytes
-  (``SparseBratuMemory.track_peak_over_jacobian``, target ≤ 3).
+  (``SparseBratuMemory.track_peak_over_jacobian``, target ≤ 3), and by a fresh
+  transform's first three calls, its preparation included
+  (``track_first_calls_peak_over_jacobian``).
 
 Each ``impl`` parameter is one of dualad's columns (``dualad``: the prepared
 transform; ``detect``, ``coloring``, ``prepare``: its one-time work) or a peer.
@@ -59,7 +61,8 @@ class SparseBratuMemory:
     ``SparseBratuMemoryBaseline.peakmem_primal``. ``track_peak_over_jacobian``:
     the peak allocated during one call (``bench.peak_memory``, tracemalloc) over
     the bytes of the CSR Jacobian it returns (``data``, ``indices``, ``indptr``);
-    the target is ≤ 3.
+    the target is ≤ 3. ``track_first_calls_peak_over_jacobian``: the same for a
+    fresh transform's first three calls (detection, colouring, recording if any).
     """
 
     timeout, rounds = 300.0, ROUNDS
@@ -77,6 +80,12 @@ class SparseBratuMemory:
         return bench.peak_memory(call) / sparse.jacobian_bytes(call())
 
     track_peak_over_jacobian.unit = "ratio"
+
+    def track_first_calls_peak_over_jacobian(self):
+        calls = thunk(f"sparse_bratu_{_LARGEST}", "first-calls")
+        return bench.peak_memory(calls) / sparse.jacobian_bytes(calls())
+
+    track_first_calls_peak_over_jacobian.unit = "ratio"
 
 
 class SparseBratuMemoryBaseline:

@@ -58,7 +58,7 @@ SIZE_LABELS: dict[str, str] = {"jvp_batched": "K", "jacfwd_chunk_size": "chunk_s
                                "sparse_brusselator": "N", "sparse_brusselator_solve": "N",
                                "sparse_laplacian": "N"}
 
-#: The notes under every sparse sweep's table: dualad's four columns.
+#: The notes under every sparse sweep's table: dualad's five columns.
 _SPARSE_COLUMNS = (
     "Each cell: time / time of the NumPy primal (column 'primal'), both measured in this "
     "process. dualad: the",
@@ -66,8 +66,10 @@ _SPARSE_COLUMNS = (
     "a CSR array); detect:",
     "jacobian_sparsity / hessian_sparsity; coloring: column_coloring / star_coloring of the "
     "pattern; prepare: all",
-    "of a first call's one-time work (detection, colourings, the decompression's index). "
-    "'peak X': the peak of the",
+    "of a first call's one-time work (detection, colourings, the decompression's index); "
+    "first-calls: a fresh",
+    "transform's first three calls (preparing, recording if it replays, replaying). 'peak X': "
+    "the peak of the",
     "memory allocated by one call (tracemalloc, which sees NumPy's buffers; the result "
     "included, the inputs not).",
 )

@@ -175,7 +175,9 @@ def _missing_lines(results: Sequence[Result]) -> list[str]:
 
 
 def _layout(head: Sequence[str], rows: Sequence[Sequence[str]], left: set[int]) -> list[str]:
-    """``head``, a rule and ``rows`` in aligned columns (those in ``left`` left-justified)."""
+    """``head``, a rule and ``rows`` in aligned columns (those in ``left`` left-justified);
+    a short row (a target's) is padded, so that it cuts no column off."""
+    rows = [[*r, *[""] * (len(head) - len(r))] for r in rows]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
 
     def line(cells):

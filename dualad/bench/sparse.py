@@ -73,8 +73,10 @@ BRATU_VERSUS = {10**4: ("dualad.jacfwd", 0.01)}
 #: would otherwise time once as a slow thunk.
 REPLAY_WARMUP = 4
 
-#: dualad's columns: the prepared transform, then the one-time steps.
-OWN = ("dualad", "detect", "coloring", "prepare")
+#: dualad's columns: the prepared transform, then the one-time steps, then a fresh
+#: transform's first three calls (preparing, recording if it replays, replaying): their
+#: peak memory is the largest a user meets.
+OWN = ("dualad", "detect", "coloring", "prepare", "first-calls")
 
 #: The sweeps whose derivative is a Hessian (the others: a Jacobian).
 HESSIAN_FAMILIES = ("rosenbrock", "laplacian")
@@ -303,7 +305,7 @@ def _cap(peer: str, n: int) -> None:
 
 
 def _factories(family: str, size: int) -> dict[str, Factory]:
-    """The primal, dualad's four implementations (:data:`OWN`) and the peers of one
+    """The primal, dualad's implementations (:data:`OWN`) and the peers of one
     Jacobian or Hessian problem; each checked against the :class:`SweepCase`'s reference."""
     hessian = family in HESSIAN_FAMILIES
     name = "hessian" if hessian else "jacobian"
@@ -355,6 +357,16 @@ def _factories(family: str, size: int) -> dict[str, Factory]:
         return _checked_equal(lambda: transform().prepare(*c.args, c.x), prepared().passes,
                               "prepare", read=lambda p: p.passes)
 
+    def first_calls():
+        c = case()
+
+        def calls():
+            call = functools.partial(transform(), *c.args, c.x)
+            call()
+            call()  # each result dropped before the next call, as a user's loop does
+            return call()
+        return _checked(calls, c.reference, f"dualad.sparse_{name} (first calls)")
+
     def dense():
         c = case()
         what = "dualad.hessian" if hessian else "dualad.jacfwd"
@@ -405,12 +417,12 @@ def _factories(family: str, size: int) -> dict[str, Factory]:
         {"dualad.jacfwd": dense, "jax.jit": jax_dense, "scipy-fd": scipy_fd(grouped=True),
          "scipy-fd+group": scipy_fd(grouped=False)})
     return {"primal": primal, "dualad": dual, "detect": detect, "coloring": color,
-            "prepare": prepare, **peers, "asdex": asdex, "asdex-prepare": asdex_colored}
+            "prepare": prepare, "first-calls": first_calls, **peers, "asdex": asdex, "asdex-prepare": asdex_colored}
 
 
 def _sweep_problem(family: str, size: int, title: str, largest: int, target=None,
                    versus=None, versus_target=None) -> Problem:
-    """One size of a sweep: dualad's four columns, peak memory at the ``largest`` size."""
+    """One size of a sweep: dualad's columns, peak memory at the ``largest`` size."""
     return Problem(name=f"sparse_{family}_{size}", title=title, target=target,
                    factories=_factories(family, size), own=OWN, versus=versus,
                    versus_target=versus_target, group=f"sparse_{family}", size=size,
