@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from .primitive import (FUNCTION_HANDLERS, MINUS_ONE, ONE, UFUNC_HANDLERS, Boxed,
-                        EscapedDualError, Over, Primitive, Tag, backend_of, missing_rule_error,
-                        qualified_name)
+from .primitive import (COMPLEX_FUNCTIONS, FUNCTION_HANDLERS, MINUS_ONE, ONE, UFUNC_HANDLERS,
+                        Boxed, EscapedDualError, Over, Primitive, Tag, backend_of,
+                        missing_rule_error, qualified_name)
 
 __all__ = ["Dual", "primal_value"]
 
@@ -29,7 +29,7 @@ class Dual(Boxed):
     Parameters
     ----------
     primal:
-        Array-like of real floats (ints and bools become float64).
+        Array-like of real or complex floats (ints and bools become float64).
     tangent:
         Array-like of the primal's shape, or, with ``batched=True``, of shape
         ``(K, *primal.shape)`` for K tangent directions. ``None`` is a zero
@@ -67,9 +67,9 @@ class Dual(Boxed):
 
     def __init__(self, primal: Any, tangent: Any = None, *, batched: bool = False,
                  tag: Tag | None = None) -> None:
-        primal = as_float_array(primal)
+        primal = as_float_array(primal, complex_ok=True)
         if tangent is not None:
-            tangent = as_float_array(tangent, primal.dtype)
+            tangent = as_float_array(tangent, primal.dtype, complex_ok=True)
             if not batched:
                 check_tangent_shape(primal.shape, tangent.shape)
                 tangent = tangent[np.newaxis]
@@ -135,10 +135,10 @@ class Dual(Boxed):
         if t_out is None:
             return ans
         if t_out.dtype != ans.dtype:  # NumPy's promotion of the primals decides
-            if ans.dtype.kind == "c":
+            if (ans.dtype.kind == "c" or t_out.dtype.kind == "c") and not prim.complex_ok:
                 raise complex_error(prim.name)
             t_out = _ops.convert(t_out, dtype=ans.dtype)
-        elif t_out.dtype.kind == "c":
+        elif t_out.dtype.kind == "c" and not prim.complex_ok:
             raise complex_error(prim.name)
         return self._wrap(ans, t_out)
 
@@ -175,11 +175,11 @@ class Dual(Boxed):
 
     @property
     def real(self) -> Dual:
-        return self
+        return np.real(self)
 
     @property
-    def imag(self) -> np.ndarray:
-        return np.zeros(self.shape, self.dtype)
+    def imag(self) -> Any:
+        return np.imag(self)
 
     def __len__(self) -> int:
         return len(self.primal)
@@ -259,7 +259,7 @@ class Dual(Boxed):
     def __rmatmul__(self, other): return UFUNC_HANDLERS[np.matmul](as_operand(other), self)
     def __neg__(self): return _ops.negative(self)
     def __pos__(self): return self
-    def __abs__(self): return _ops.absolute(self)
+    def __abs__(self): return np.absolute(self)
 
     def __pow__(self, other):
         if isinstance(other, (int, float)) and other == 2:
@@ -357,6 +357,8 @@ class Dual(Boxed):
         handler = FUNCTION_HANDLERS.get(func)
         if handler is None:
             raise missing_rule_error(func)
+        if func not in COMPLEX_FUNCTIONS and holds_complex(args):
+            raise complex_error(qualified_name(func))
         if not all(issubclass(t, (Boxed, np.ndarray)) for t in types):
             return NotImplemented
         for a in args:
@@ -402,7 +404,7 @@ class Dual(Boxed):
         return _astype(self, dtype)
 
     def conj(self) -> Dual:
-        return self
+        return np.conjugate(self)
 
     conjugate = conj
 
@@ -421,6 +423,8 @@ def _ndarray_method(func: Callable) -> Callable:
     """A Dual method that does what ``func(self, ...)`` does."""
 
     def method(self, *args, **kwargs):
+        if func not in COMPLEX_FUNCTIONS and self.dtype.kind == "c":
+            raise complex_error(f"Dual.{func.__name__}")
         return FUNCTION_HANDLERS[func](self, *args, **kwargs)
 
     method.__name__ = func.__name__
@@ -460,9 +464,10 @@ def primal_value(x: Any) -> Any:
     return x
 
 
-def as_float_array(x: Any, dtype: Any = None) -> Any:
-    """``x`` as an array of real floats (of ``dtype`` if given): ints and bools
-    become float64. Arrays of another registered backend (JAX) stay theirs."""
+def as_float_array(x: Any, dtype: Any = None, complex_ok: bool = False) -> Any:
+    """``x`` as an array of floats (of ``dtype`` if given): ints and bools become
+    float64, complex numbers stay complex if ``complex_ok`` (else a TypeError).
+    Arrays of another registered backend (JAX) stay theirs."""
     if isinstance(x, Dual):
         return x
     if not isinstance(x, np.ndarray) and backend_of((x,)) != "numpy":
@@ -471,15 +476,16 @@ def as_float_array(x: Any, dtype: Any = None) -> Any:
     else:
         x = np.asanyarray(x, dtype=dtype)  # anyarray: a replay's recording stays one
     kind = x.dtype.kind
-    if kind == "f":
+    if kind == "f" or (kind == "c" and complex_ok):
         return x
     if kind in "biu":
         return x.astype(np.float64)
     if kind == "c":
         raise TypeError(
-            "dualad differentiates real functions; this input is complex "
-            f"({x.dtype}). Split it into real and imaginary parts and "
-            "differentiate with respect to both."
+            f"this transform takes real inputs only, and this one is complex ({x.dtype}): "
+            "jvp, vjp, grad, jacrev and (with holomorphic=True) jacfwd take complex inputs; "
+            "second order and sparsity detection do not yet. Split it into real and "
+            "imaginary parts and differentiate with respect to both."
         )
     raise TypeError(f"cannot differentiate with respect to an array of dtype {x.dtype}")
 
@@ -572,17 +578,16 @@ def _can_add_in_place(total: Any, term: Any) -> bool:
 
 def _astype(x: Any, dtype) -> Any:
     dtype = np.dtype(dtype)
-    if dtype.kind == "f":
+    if dtype.kind in "fc":
         return _ops.convert(x, dtype=dtype)
-    if dtype.kind == "c":
-        raise TypeError("casting a Dual to a complex dtype is not supported")
     return primal_value(x).astype(dtype)
 
 
 # Bound late, in this order: they use the Dual above; the rule table (ops) uses the
 # operands' helpers; the views use the rule table.
 from .operands import (array_arguments, as_operand, complex_error,  # noqa: E402,F401
-                       conversion_error, elements, from_objects, holds_box, inside_vectorize,
+                       conversion_error, elements, from_objects, holds_box, holds_complex,
+                       inside_vectorize,
                        is_python_ufunc, object_loop_method, through_objects, ufunc_method)
 from . import ops as _ops  # noqa: E402,I001
 from . import views as _views  # noqa: E402,I001

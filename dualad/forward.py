@@ -94,8 +94,11 @@ def _jvp(fun: Callable, primals: Sequence, tangents: Sequence, batched: bool,
     seeds = None
     duals = []
     for p, t in zip(p_leaves, t_leaves):
-        p = as_float_array(p)
-        t = as_float_array(t, p.dtype)
+        p = as_float_array(p, complex_ok=True)
+        if np.iscomplexobj(t) and p.dtype.kind != "c":
+            raise TypeError(f"a complex tangent ({np.result_type(t)}) for a real primal "
+                            f"({p.dtype}): give a real tangent, or a complex primal")
+        t = as_float_array(t, p.dtype, complex_ok=True)
         if batched:
             check_tangent_shape(p.shape, t.shape[1:], seeds=True)
             if seeds is not None and t.shape[0] != seeds:
@@ -118,7 +121,8 @@ def _jvp(fun: Callable, primals: Sequence, tangents: Sequence, batched: bool,
 
 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int | None = None,
-           has_aux: bool = False, seed_placement: Callable | None = None,
+           has_aux: bool = False, holomorphic: bool = False,
+           seed_placement: Callable | None = None,
            replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The Jacobian of ``fun`` by forward mode, all seeds batched.
 
@@ -135,6 +139,10 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     has_aux:
         ``fun`` returns ``(output, aux)``; the Jacobian function then returns
         ``(jacobian, aux)``.
+    holomorphic:
+        ``fun`` is a holomorphic function of complex inputs with complex outputs:
+        the Jacobian is then its complex derivative. Without it, as in JAX, the
+        inputs must be real (the outputs may be complex).
     seed_placement:
         For array backends: applied to every block of seeds before a pass
         (``dualad_gpu`` uses it to shard the seed axis across devices).
@@ -168,7 +176,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     check_argnums(argnums)
 
     def jacfun(*args):
-        inputs = Inputs(args, argnums)
+        inputs = Inputs(args, argnums, "jacfwd", holomorphic)
         joined = JoinedChunks(inputs)
         for start, stop in inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize)):
             tag = Tag()  # a tag per pass: nothing of one pass can leak into the next
@@ -178,6 +186,9 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
                                         for x, lo, hi in inputs.spans()])
                 out, aux = split_aux(out, has_aux, tag)
                 out_leaves, out_tree = optree.tree_flatten(out)
+                if holomorphic:
+                    check_complex([np.result_type(primal_value(o)) for o in out_leaves],
+                                  "jacfwd", "outputs", True, True)
                 joined.add(start, [read_leaf(o, tag, stop - start)[1] for o in out_leaves])
             finally:
                 tag.live = False
@@ -265,15 +276,31 @@ def check_output(o: Any, transform: str, scalar: bool = False) -> None:
                         f"floating-point numbers (or pytrees of them), but the function "
                         f"returned a {type(o).__name__}: {o!r:.80}")
     kind = np.dtype(dtype).kind
-    if kind == "f" or (kind in "biu" and not scalar):
-        return
-    if kind == "c":
-        raise TypeError(f"{transform}: the function returned a complex value ({dtype}); "
-                        "dualad differentiates real functions for now. Return the real "
-                        "and imaginary parts (np.real(y), np.imag(y)) as real outputs.")
+    if kind in "fc" or (kind in "biu" and not scalar):
+        return  # complex outputs: the transform's own check_complex decides
     raise TypeError(f"{transform} requires a real floating-point output, but the function "
                     f"returned one of dtype {dtype}, which has no derivative; return a "
                     "float (y.astype(float)) if it should have one.")
+
+
+def check_complex(dtypes: Sequence, transform: str, what: str, holomorphic: bool | None,
+                  complex_ok: bool) -> None:
+    """JAX's rules for complex ``what`` (inputs or outputs) of ``transform``: with
+    ``holomorphic=True`` they must be complex; without, complex ones only where
+    ``complex_ok`` (a gradient of a real function of complex inputs, a Jacobian of
+    complex outputs of real inputs). ``holomorphic=None``: a transform without it."""
+    for dtype in dtypes:
+        is_complex = np.dtype(dtype).kind == "c"
+        if holomorphic and not is_complex:
+            raise TypeError(f"{transform} with holomorphic=True requires {what} with a "
+                            f"complex dtype, but got {np.dtype(dtype)}.")
+        if is_complex and not (holomorphic or complex_ok):
+            hint = ("For holomorphic differentiation, pass holomorphic=True; for any other "
+                    "function of complex numbers, use jvp and vjp." if holomorphic is not None
+                    else "Second derivatives of functions of complex inputs are not "
+                    "supported yet: split the input into real and imaginary parts.")
+            raise TypeError(f"{transform} requires real-valued {what}, but got "
+                            f"{np.dtype(dtype)}. {hint}")
 
 
 def auto_chunk(n: int, itemsize: int, seed_axes: int = 1) -> int:
@@ -289,7 +316,8 @@ class Inputs:
     vector of length ``n``; a seed k is the unit vector at position k.
     """
 
-    def __init__(self, args: tuple, argnums: int | Sequence[int]) -> None:
+    def __init__(self, args: tuple, argnums: int | Sequence[int], transform: str = "",
+                 holomorphic: bool | None = False, complex_ok: bool = False) -> None:
         check_argnums(argnums)
         self.single = isinstance(argnums, (int, np.integer))
         self.argnums = (int(argnums),) if self.single else tuple(argnums)
@@ -300,7 +328,9 @@ class Inputs:
         self.args = args
         diff = args[self.argnums[0]] if self.single else tuple(args[i] for i in self.argnums)
         leaves, self.tree = optree.tree_flatten(diff)
-        self.leaves = [as_float_array(x) for x in leaves]
+        self.leaves = [as_float_array(x, complex_ok=True) for x in leaves]
+        check_complex([x.dtype for x in self.leaves], transform or "this transform", "inputs",
+                      holomorphic, complex_ok)
         self.offsets = [0]
         for x in self.leaves:
             self.offsets.append(self.offsets[-1] + x.size)
@@ -454,4 +484,4 @@ def zeros_like_output(value: Any, seeds: tuple[int, ...]) -> np.ndarray:
     """Zero derivatives for an output that does not depend on the input."""
     value = primal_value(value)
     dtype = getattr(value, "dtype", np.dtype(float))
-    return np.zeros(seeds + np.shape(value), dtype if dtype.kind == "f" else np.float64)
+    return np.zeros(seeds + np.shape(value), dtype if dtype.kind in "fc" else np.float64)

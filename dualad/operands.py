@@ -219,12 +219,25 @@ def _array_argument(name: str | None, value: Any) -> Any:
     return value
 
 
+def holds_complex(values: Any) -> bool:
+    """Whether an argument (in lists and tuples too) holds complex numbers."""
+    for v in values:
+        if type(v) is list or type(v) is tuple:
+            if holds_complex(v):
+                return True
+        elif type(v) is complex or getattr(getattr(v, "dtype", None), "kind", "") == "c":
+            return True
+    return False
+
+
 def complex_error(name: str) -> TypeError:
     return TypeError(
-        f"{name} produced a complex value from a Dual. dualad differentiates real "
-        "functions for now: a complex intermediate (1j * x, a complex constant) would "
-        "give a wrong derivative, so it is refused. Write the computation with real "
-        "and imaginary parts as separate real arrays.")
+        f"{name} has no rule for complex numbers in dualad: its real rule would give a "
+        "wrong derivative here, so it is refused. Complex arithmetic, exp, log, powers, "
+        "trigonometric and hyperbolic functions, abs, angle, real, imag, conj, the FFT "
+        "and linear operations are differentiated in forward and reverse mode (see "
+        "docs/conventions.md); elsewhere write the computation with the real and "
+        "imaginary parts as separate real arrays.")
 
 
 def ufunc_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:

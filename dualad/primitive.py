@@ -54,6 +54,9 @@ class Over:
 
 UFUNC_HANDLERS: dict[np.ufunc, Callable] = {}
 FUNCTION_HANDLERS: dict[Callable, Callable] = {}
+#: The NumPy functions whose implementation holds for complex values (filled by
+#: dualad.rules.complex_numbers); the others refuse them.
+COMPLEX_FUNCTIONS: set[Callable] = set()
 NON_DIFFERENTIABLE: set[Callable] = set()
 #: Every primitive ever declared, so a backend can give each its kernel.
 PRIMITIVES: list[Primitive] = []
@@ -183,13 +186,19 @@ class Primitive:
         inputs each output element depends on. ``None`` (the default) derives
         it from the rule; ``"dense"`` says every output element depends on
         every input element (the safe default of ``defprimitive``).
+    complex_ok:
+        Whether the rule holds for complex numbers as written (a holomorphic
+        function's partials, a ℂ-linear map's transpose); by default only the
+        linear primitives'. Any other primitive applied to complex values raises
+        instead of giving a wrong derivative (see docs/conventions.md).
 
     A primitive with neither ``partials`` nor ``jvp`` is not differentiable:
     applied to boxes it returns its plain primal result (derivative zero).
     """
 
     __slots__ = ("name", "kernels", "impl", "partials", "jvp_rule", "transpose_rule",
-                 "linear", "shape_rule", "nonfinite_partials", "pattern", "__weakref__")
+                 "linear", "shape_rule", "nonfinite_partials", "pattern", "complex_ok",
+                 "__weakref__")
 
     def __init__(
         self,
@@ -203,6 +212,7 @@ class Primitive:
         shape_rule: Callable | None = None,
         nonfinite_partials: bool = False,
         pattern: str | None = None,
+        complex_ok: bool | None = None,
     ) -> None:
         if partials is not None and jvp is not None:
             raise ValueError(f"primitive {name!r}: give partials or jvp, not both")
@@ -221,6 +231,7 @@ class Primitive:
         self.shape_rule = shape_rule
         self.nonfinite_partials = nonfinite_partials
         self.pattern = pattern
+        self.complex_ok = linear is not None if complex_ok is None else complex_ok
         PRIMITIVES.append(self)
 
     def _dispatch(self, *args: Any, **params: Any) -> Any:

@@ -29,7 +29,7 @@ import optree
 from . import ops
 from .dual import Dual, as_float_array, primal_value
 from .forward import (Inputs, JoinedChunks, auto_chunk, check_argnums, check_chunk_size,
-                      check_output, seed_block, split_aux, zeros_like_output)
+                      check_complex, check_output, seed_block, split_aux, zeros_like_output)
 from .operands import output_of
 from .primitive import Boxed, EscapedDualError, Primitive, Tag
 from .replay import REPLAY_BY_DEFAULT, replayed
@@ -307,7 +307,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
     >>> pullback(np.array([1.0, 1.0]))
     (array([ 2., -2.]),)
     """
-    inputs = Inputs(primals, tuple(range(len(primals))))
+    inputs = Inputs(primals, tuple(range(len(primals))), "vjp", complex_ok=True)
     primal_leaves, out_vars, out_tree, aux, tape, in_vars = _linearize(
         fun, inputs, nan_safe, has_aux, "vjp")
 
@@ -318,7 +318,10 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
                              f"{out_tree}, got {ct_tree}")
         out_cts = []
         for value, c in zip(primal_leaves, ct_leaves):
-            c = as_float_array(c, _float_dtype(value))
+            if np.iscomplexobj(c) and _float_dtype(value).kind != "c":
+                raise TypeError(f"a complex cotangent ({np.result_type(c)}) for a real "
+                                f"output ({_float_dtype(value)})")
+            c = as_float_array(c, _float_dtype(value), complex_ok=True)
             if np.shape(primal_value(c)) != np.shape(primal_value(value)):
                 raise ValueError(f"cotangent shape {np.shape(primal_value(c))} does not "
                                  f"match the output shape {np.shape(primal_value(value))}")
@@ -331,12 +334,13 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-                   *, nan_safe: bool = False, replay: bool = REPLAY_BY_DEFAULT) -> Callable:
+                   *, holomorphic: bool = False, nan_safe: bool = False,
+                   replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """A function returning ``(fun(*args), gradient)`` from one reverse pass.
 
     ``fun`` must return a real scalar, or an array of one element as autograd
     allows (plus ``aux`` with ``has_aux``, giving ``((value, aux), gradient)`` as in
-    JAX). ``argnums``, ``nan_safe`` and ``replay`` as in :func:`grad`.
+    JAX). ``argnums``, ``holomorphic``, ``nan_safe`` and ``replay`` as in :func:`grad`.
 
     Examples
     --------
@@ -350,7 +354,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     check_argnums(argnums)
 
     def value_and_grad_fun(*args):
-        inputs = Inputs(args, argnums)
+        inputs = Inputs(args, argnums, "grad", holomorphic, complex_ok=True)
         leaves, out_vars, out_tree, aux, tape, in_vars = _linearize(
             fun, inputs, nan_safe, has_aux, "grad")
         if out_tree.num_leaves != 1 or not optree.treespec_is_leaf(out_tree):
@@ -362,6 +366,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         if math.prod(shape) != 1:  # a single element of any shape, as in autograd
             raise ValueError(f"grad requires a function with a scalar output, got shape "
                              f"{shape}; use jacrev or vjp")
+        check_complex([_float_dtype(value)], "grad", "outputs", holomorphic, False)
         one = np.ones(shape, _float_dtype(value))
         in_cts = _pull_back(tape, [var], [one], in_vars, inputs, 1)
         gradient = inputs.unflatten([ops.getitem(c, index=(0,)) for c in in_cts])
@@ -371,17 +376,23 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, *,
-         nan_safe: bool = False, replay: bool = REPLAY_BY_DEFAULT) -> Callable:
+         holomorphic: bool = False, nan_safe: bool = False,
+         replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The gradient of a scalar function by one reverse pass (JAX's ``grad``).
 
     Parameters
     ----------
     fun:
-        Function returning a real scalar (and ``aux`` with ``has_aux``).
+        Function returning a real scalar (and ``aux`` with ``has_aux``). Its
+        inputs may be complex: the gradient is then JAX's, ``g`` with
+        ``df = Re(g·dz)`` (for ``|z|²``, ``2·conj(z)``; docs/conventions.md).
     argnums:
         Which positional argument(s) to differentiate; a tuple gives a tuple.
     has_aux:
         Return ``(gradient, aux)``.
+    holomorphic:
+        ``fun`` is holomorphic, with complex inputs and a complex output: the
+        result is its complex derivative ``f'(z)``.
     nan_safe:
         See :func:`vjp`.
     replay:
@@ -396,8 +407,8 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     >>> dualad.grad(f)(np.array([2.0, 5.0]))
     array([5.5       , 1.71633781])
     """
-    value_and_grad_fun = value_and_grad(fun, argnums, has_aux, nan_safe=nan_safe,
-                                        replay=False)
+    value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic=holomorphic,
+                                        nan_safe=nan_safe, replay=False)
 
     def grad_fun(*args):
         (value, gradient) = value_and_grad_fun(*args)
@@ -407,7 +418,7 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int | None = None,
-           has_aux: bool = False, nan_safe: bool = False,
+           has_aux: bool = False, holomorphic: bool = False, nan_safe: bool = False,
            seed_placement: Callable | None = None, replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The Jacobian by reverse mode: one forward pass, output directions batched.
 
@@ -425,6 +436,9 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         the largest chunk within :data:`~dualad.DEFAULT_CHUNK_BYTES`.
     has_aux:
         ``fun`` returns ``(output, aux)``; returns ``(jacobian, aux)``.
+    holomorphic:
+        As for :func:`~dualad.jacfwd`. Without it, as in JAX, the outputs must
+        be real (the inputs may be complex: each row is then a :func:`grad`).
     nan_safe:
         See :func:`vjp`.
     seed_placement:
@@ -452,10 +466,13 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     check_argnums(argnums)
 
     def jacfun(*args):
-        inputs = Inputs(args, argnums)
+        inputs = Inputs(args, argnums, "jacrev", holomorphic, complex_ok=True)
         primal_leaves, out_vars, out_tree, aux, tape, in_vars = _linearize(
             fun, inputs, nan_safe, has_aux, "jacrev")
-        outputs = Inputs((out_tree.unflatten(primal_leaves),), 0)  # flat output positions
+        check_complex([_float_dtype(y) for y in primal_leaves], "jacrev", "outputs",
+                      holomorphic, False)
+        outputs = Inputs((out_tree.unflatten(primal_leaves),), 0,  # flat output positions
+                         complex_ok=True)
         rows = JoinedChunks(outputs)
         for start, stop in outputs.chunks(chunk_size or auto_chunk(outputs.n, outputs.itemsize)):
             cts = [seed_block(y, lo, hi, start, stop, seed_placement)
@@ -478,5 +495,5 @@ def _rows_of(ct, lo: int, hi: int, out_shape: tuple):
 
 def _float_dtype(value: Any) -> np.dtype:
     dtype = getattr(primal_value(value), "dtype", np.dtype(np.float64))
-    return dtype if dtype.kind == "f" else np.dtype(np.float64)
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
 

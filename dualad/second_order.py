@@ -22,8 +22,8 @@ import optree
 
 from . import ops
 from .dual import Dual, as_float_array
-from .forward import (Inputs, auto_chunk, check_argnums, check_chunk_size, check_output,
-                      jacfwd, jvp, seed_block, zeros_like_output)
+from .forward import (Inputs, auto_chunk, check_argnums, check_chunk_size, check_complex,
+                      check_output, jacfwd, jvp, seed_block, zeros_like_output)
 from .hyperdual import SeededHyperDual
 from .operands import output_of
 from .primitive import Tag
@@ -40,7 +40,7 @@ MODES = ("auto", "hyperdual", "fwd-rev")
 
 
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
-            chunk_size: int | None = None, mode: str = "auto",
+            chunk_size: int | None = None, mode: str = "auto", holomorphic: bool = False,
             seed_placement: Callable | None = None,
             replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The exact Hessian of ``fun``, by hyper-duals or forward-over-reverse.
@@ -61,6 +61,11 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
         ``"hyperdual"``, ``"fwd-rev"`` (``jacfwd(jacrev(fun))``), or ``"auto"``:
         hyper-duals for at most :data:`HYPERDUAL_MAX_N` inputs, else
         forward-over-reverse.
+    holomorphic:
+        ``fun`` is a holomorphic function of complex inputs with a complex output:
+        the result is its second complex derivative, by
+        ``jacfwd(jacrev(fun, holomorphic=True), holomorphic=True)`` (as JAX's).
+        Without it, as in JAX, the inputs must be real.
     seed_placement:
         For array backends: applied to every block of ε1 seeds (of the forward
         pass with fwd-rev) before a pass
@@ -89,9 +94,15 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
     check_argnums(argnums)
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if holomorphic:
+        from .reverse import jacrev
+
+        return jacfwd(jacrev(fun, argnums, holomorphic=True, replay=False), argnums,
+                      chunk_size=chunk_size, holomorphic=True, seed_placement=seed_placement,
+                      replay=replay)
 
     def hessfun(*args):
-        inputs = Inputs(args, argnums)
+        inputs = Inputs(args, argnums, "hessian")
         if mode == "fwd-rev" or (mode == "auto" and inputs.n > HYPERDUAL_MAX_N):
             return _hessian_fwd_rev(fun, inputs, chunk_size, seed_placement)
         chunks = inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize, 2))
@@ -174,7 +185,7 @@ def _hvp(fun: Callable, primals: Sequence, tangents: Sequence, mode: str,
         every = tuple(range(len(primals)))
         return jvp(grad(fun, argnums=every, replay=False), tuple(primals), tuple(tangents),
                    replay=False)[1]
-    inputs = Inputs(tuple(primals), tuple(range(len(primals))))
+    inputs = Inputs(tuple(primals), tuple(range(len(primals))), "hvp", None)
     t_leaves, t_tree = optree.tree_flatten(tuple(tangents))
     if t_tree != inputs.tree:
         raise ValueError(f"primals and tangents must have the same structure, got "
@@ -195,6 +206,7 @@ def _hvp(fun: Callable, primals: Sequence, tangents: Sequence, mode: str,
         try:
             out = output_of(inputs.call(fun, seeded))
             check_output(out, "hvp", scalar=True)
+            check_complex([np.result_type(_real(out))], "hvp", "outputs", None, False)
             if np.ndim(_real(out)) != 0:
                 raise ValueError(f"hvp needs a function with a scalar output, got shape "
                                  f"{np.shape(_real(out))}")
@@ -307,6 +319,7 @@ def _second_part(o: Any, tag1: Tag, tag2: Tag, seeds: tuple[int, int]) -> Any:
     """The ε1ε2 part of an output, shape ``(K1, K2, *S)`` (zeros where absent)."""
     o = output_of(o)
     check_output(o, "hessian")
+    check_complex([np.result_type(_real(o))], "hessian", "outputs", None, False)
     t = o.tangent if isinstance(o, Dual) and o._tag is tag2 else None
     part = t.tangent if isinstance(t, Dual) and t._tag is tag1 else None
     if part is None:

@@ -18,6 +18,7 @@ import numpy as np
 from dualad import ops
 from dualad.forward import unit_vectors
 from dualad.primitive import PRIMITIVES, Primitive, register_backend
+from dualad.rules import complex_numbers
 from dualad.rules.shape import ON_PRIMAL
 
 
@@ -112,6 +113,8 @@ BY_HAND: dict[Primitive, Callable] = {
     ON_PRIMAL["argsort"]: _sort_order,
     unit_vectors: _unit_vectors,
     ops.sinc: jnp.sinc,
+    complex_numbers.real: jnp.real,
+    complex_numbers.imag: jnp.imag,
 }
 if hasattr(ops, "polygamma"):  # declared when scipy is installed
     BY_HAND[ops.polygamma] = jax.scipy.special.polygamma

@@ -206,7 +206,8 @@ def _placement(mesh):
 
 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *,
-           chunk_size: int | None = None, has_aux: bool = False, mesh=_DEFAULT) -> Callable:
+           chunk_size: int | None = None, has_aux: bool = False, holomorphic: bool = False,
+           mesh=_DEFAULT) -> Callable:
     """Compiled :func:`dualad.jacfwd`, its seed axis sharded over ``mesh``.
 
     ``mesh`` is a :class:`jax.sharding.Mesh` whose first axis splits the seeds;
@@ -220,28 +221,28 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *,
     Array([[1., 2.],
            [3., 4.]], dtype=float64)
     """
-    options = (_argnums_key(argnums), chunk_size, has_aux, mesh)
+    options = (_argnums_key(argnums), chunk_size, has_aux, holomorphic, mesh)
     return _transform("jacfwd", options, fun, lambda f: dualad.jacfwd(
-        f, argnums, chunk_size=chunk_size, has_aux=has_aux, seed_placement=_placement(mesh),
-        replay=False))
+        f, argnums, chunk_size=chunk_size, has_aux=has_aux, holomorphic=holomorphic,
+        seed_placement=_placement(mesh), replay=False))
 
 
 jacobian = jacfwd
 
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *,
-           chunk_size: int | None = None, has_aux: bool = False,
+           chunk_size: int | None = None, has_aux: bool = False, holomorphic: bool = False,
            nan_safe: bool = False, mesh=_DEFAULT) -> Callable:
     """Compiled :func:`dualad.jacrev`, its cotangent seeds sharded over ``mesh``
     (as in :func:`jacfwd`)."""
-    options = (_argnums_key(argnums), chunk_size, has_aux, nan_safe, mesh)
+    options = (_argnums_key(argnums), chunk_size, has_aux, holomorphic, nan_safe, mesh)
     return _transform("jacrev", options, fun, lambda f: dualad.jacrev(
-        f, argnums, chunk_size=chunk_size, has_aux=has_aux, nan_safe=nan_safe,
-        seed_placement=_placement(mesh), replay=False))
+        f, argnums, chunk_size=chunk_size, has_aux=has_aux, holomorphic=holomorphic,
+        nan_safe=nan_safe, seed_placement=_placement(mesh), replay=False))
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, *,
-         nan_safe: bool = False) -> Callable:
+         holomorphic: bool = False, nan_safe: bool = False) -> Callable:
     """Compiled :func:`dualad.grad`.
 
     Examples
@@ -251,27 +252,28 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     >>> [float(g) for g in dualad_gpu.grad(f, argnums=(0, 1))(2.0, 5.0)]
     [5.5, 1.7163378145367738]
     """
-    options = (_argnums_key(argnums), has_aux, nan_safe)
+    options = (_argnums_key(argnums), has_aux, holomorphic, nan_safe)
     return _transform("grad", options, fun, lambda f: dualad.grad(
-        f, argnums, has_aux, nan_safe=nan_safe, replay=False))
+        f, argnums, has_aux, holomorphic=holomorphic, nan_safe=nan_safe, replay=False))
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-                   *, nan_safe: bool = False) -> Callable:
+                   *, holomorphic: bool = False, nan_safe: bool = False) -> Callable:
     """Compiled :func:`dualad.value_and_grad`."""
-    options = (_argnums_key(argnums), has_aux, nan_safe)
+    options = (_argnums_key(argnums), has_aux, holomorphic, nan_safe)
     return _transform("value_and_grad", options, fun, lambda f: dualad.value_and_grad(
-        f, argnums, has_aux, nan_safe=nan_safe, replay=False))
+        f, argnums, has_aux, holomorphic=holomorphic, nan_safe=nan_safe, replay=False))
 
 
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
-            chunk_size: int | None = None, mode: str = "auto", mesh=_DEFAULT) -> Callable:
+            chunk_size: int | None = None, mode: str = "auto", holomorphic: bool = False,
+            mesh=_DEFAULT) -> Callable:
     """Compiled :func:`dualad.hessian` (hyper-duals or forward-over-reverse by size),
     its ε1 seeds sharded over ``mesh`` (as in :func:`jacfwd`)."""
-    options = (_argnums_key(argnums), chunk_size, mode, mesh)
+    options = (_argnums_key(argnums), chunk_size, mode, holomorphic, mesh)
     return _transform("hessian", options, fun, lambda f: dualad.hessian(
-        f, argnums, chunk_size=chunk_size, mode=mode, seed_placement=_placement(mesh),
-        replay=False))
+        f, argnums, chunk_size=chunk_size, mode=mode, holomorphic=holomorphic,
+        seed_placement=_placement(mesh), replay=False))
 
 
 def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *, mode: str = "fwd-rev",

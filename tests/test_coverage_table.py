@@ -43,7 +43,7 @@ def test_the_table_counts_what_it_says():
     assert numpy["sin"] == {"dualad": "rule", "jax": True, "tested": True,
                             "jax_checked": numpy["sin"]["jax_checked"], "dualad_gpu": True}
     assert numpy["argmax"]["dualad"] == "value"
-    assert table["numpy.fft"]["fft"]["dualad"] == "none"  # complex numbers: not yet
+    assert table["numpy.fft"]["fft"]["dualad"] == "rule" and table["numpy.fft"]["fft"]["jax_checked"]
     assert numpy["zeros"]["dualad"] == "n/a"  # NumPy never hands it a Dual
     assert numpy["save"]["dualad"] == "n/a"  # refuses a Dual
     assert table["scipy.linalg"]["hilbert"]["dualad"] == "n/a"  # an integer argument

@@ -1,7 +1,7 @@
 """The "no derivative rule" error names the function as the user types it, with the fix.
 
-Every name printed must evaluate back to the very function (``numpy.fft.rfft``,
-not ``numpy.rfft``); a function that is not elementwise is shown
+Every name printed must evaluate back to the very function (``numpy.emath.log10``,
+not ``numpy.log10``); a function that is not elementwise is shown
 ``register_function`` first, a ufunc a ``defprimitive`` with one partial per
 argument.
 """
@@ -26,10 +26,10 @@ X = np.array([0.3, 0.5, 0.7])
 
 # (what the user calls, the name to print, a call on a vector Dual that reaches it)
 UNREGISTERED_FUNCTIONS = [
-    (np.fft.fft, "numpy.fft.fft", lambda x: np.fft.fft(x)),
-    (np.fft.rfft, "numpy.fft.rfft", lambda x: np.fft.rfft(x)),
-    (np.fft.irfft, "numpy.fft.irfft", lambda x: np.fft.irfft(x)),
-    (np.fft.fftshift, "numpy.fft.fftshift", lambda x: np.fft.fftshift(x)),
+    (np.sort_complex, "numpy.sort_complex", lambda x: np.sort_complex(x)),
+    (np.fix, "numpy.fix", lambda x: np.fix(x)),
+    (np.emath.log10, "numpy.emath.log10", lambda x: np.emath.log10(x)),
+    (np.emath.power, "numpy.emath.power", lambda x: np.emath.power(x, 2.0)),
     (np.emath.log, "numpy.emath.log", lambda x: np.emath.log(x)),
     (np.emath.logn, "numpy.emath.logn", lambda x: np.emath.logn(2.0, x)),
     (np.emath.arcsin, "numpy.emath.arcsin", lambda x: np.emath.arcsin(x)),
@@ -150,5 +150,5 @@ def test_an_internal_function_is_named_with_its_public_caller():
 @pytest.mark.parametrize("transform", [dualad.grad, dualad.hessian, dualad.jacrev],
                          ids=["grad", "hessian", "jacrev"])
 def test_every_mode_names_the_function(transform):
-    message = message_of(lambda x: np.sum(np.fft.rfft(x).real), transform)
-    assert message.startswith("numpy.fft.rfft has no dualad derivative rule")
+    message = message_of(lambda x: np.sum(np.sort_complex(x).real), transform)
+    assert message.startswith("numpy.sort_complex has no dualad derivative rule")

@@ -10,6 +10,7 @@ from .jacobians import CHUNK_SIZES, JACOBIAN_SIZES, jacfwd_chunk, jacfwd_tanh, j
 from .reverse import HELMHOLTZ_SIZES, grad_sum_sin_exp, helmholtz_problem
 from .second_order import HESSIAN_SIZES, hessian_rosenbrock, hvp_rosenbrock
 from .sparse import SPARSE_PROBLEMS
+from .spectral import grad_power_spectrum, jvp_fft
 
 
 #: Every benchmark problem, by name. Factories are cheap: nothing is
@@ -22,7 +23,8 @@ PROBLEMS: dict[str, Problem] = {p.name: p for p in (
     *map(jacfwd_tanh, JACOBIAN_SIZES), *map(jacrev_tanh, JACOBIAN_SIZES),
     *map(jacfwd_chunk, CHUNK_SIZES),
     compiled_jacfwd_tanh(), compiled_jvp_sum_sin_exp(), compiled_hessian_rosenbrock(),
-    compiled_helmholtz(), compiled_grad_textbook(), *SPARSE_PROBLEMS)}
+    compiled_helmholtz(), compiled_grad_textbook(), *SPARSE_PROBLEMS, jvp_fft(),
+    grad_power_spectrum())}
 
 #: Groups, each printed as its own table (a size sweep: a row per size): name -> title.
 GROUPS: dict[str, str] = {
@@ -44,6 +46,7 @@ GROUPS: dict[str, str] = {
                          "3 colours)",
     "sparse_laplacian": "Sparse Hessian of 1/2 sum |grad u|^2 + sum u^4/4 on an N x N grid "
                         "(n = N^2, five-point, 5 colours)",
+    "spectral": "Complex numbers and the FFT, n = 2^20",
 }
 
 #: The groups ``python -m dualad bench`` runs only when asked (``--only GROUP`` or
@@ -51,7 +54,7 @@ GROUPS: dict[str, str] = {
 #: default run past two minutes.
 ON_REQUEST: tuple[str, ...] = ("jvp_batched", "jacfwd_tanh", "jacrev_tanh", "jacfwd_chunk_size",
                                "sparse_bratu", "sparse_brusselator", "sparse_brusselator_solve",
-                               "sparse_rosenbrock", "sparse_laplacian")
+                               "sparse_rosenbrock", "sparse_laplacian", "spectral")
 
 #: What a group's ``size`` is, when not ``n`` (the first column of its table).
 SIZE_LABELS: dict[str, str] = {"jvp_batched": "K", "jacfwd_chunk_size": "chunk_size",
@@ -118,6 +121,14 @@ GROUP_NOTES: dict[str, tuple[str, ...]] = {
         "peak of the memory allocated during one call (tracemalloc, which sees NumPy's "
         "buffers; the 8 MB Jacobian",
         "included, the inputs not). No targets.",
+    ),
+    "spectral": (
+        "ratio = time / time of the NumPy primal, both measured in this process. jvp_fft: "
+        "dualad.jvp(np.fft.fft, (z,), (t,));",
+        "jax, jax.jit: jax.jvp of jnp.fft.fft. grad_power_spectrum: dualad.grad of "
+        "sum(abs(rfft(x))**2); jax.jit, autograd,",
+        "torch: their grad. Target: the FFT's JVP <= 2.5x (the primal's transform and the "
+        "tangent's).",
     ),
     "compiled": (
         "ratio = time / time of the NumPy primal; 'vs jax.jit' = time of dualad_gpu / time "

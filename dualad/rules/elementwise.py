@@ -100,8 +100,12 @@ divide = elementwise(np.divide, lambda ans, x, y: Over(y),
 negative = elementwise(np.negative, MINUS_ONE, linear="all",
                        transpose=_transposes(lambda ct, x: -ct))
 positive = elementwise(np.positive, ONE, linear="all", transpose=_transposes(lambda ct, x: ct))
-conjugate = elementwise(np.conjugate, ONE, linear="all",  # real inputs only
-                        transpose=_transposes(lambda ct, x: ct))
+# conj is ℝ-linear, not ℂ-linear: its tangent is conj(t), its transpose conj(ct).
+conjugate = Primitive("conjugate", np.conjugate,
+                      jvp=lambda primals, tangents, ans: conjugate(tangents[0]),
+                      linear="all", complex_ok=True, shape_rule=broadcast_shape_rule,
+                      transpose=lambda ct, args, linear: (conjugate(ct),))
+register_function(np.conjugate, conjugate)
 
 
 def _scale_kernel(p, t):
@@ -231,15 +235,22 @@ cosh = elementwise(np.cosh, lambda ans, x: sinh(x))
 def _sech_squared(ans, x):
     # 1/cosh², not 1 - tanh², which is 0 from |x| ≈ 19 on and loses digits before;
     # beyond |x| = 700 it underflows to 0, taken as a constant there (no cosh overflow).
+    if np.iscomplexobj(primal_value(x)):
+        sech = 1.0 / cosh(x)
+        return sech * sech
     far = greater(absolute(x), 700.0)
     sech = 1.0 / cosh(where(far, 0.0, x))
     return where(far, 0.0, sech * sech)
 
 
 tanh = elementwise(np.tanh, _sech_squared)
-arcsinh = elementwise(np.arcsinh, lambda ans, x: Over(hypot(x, 1.0)))
-arccosh = elementwise(np.arccosh, lambda ans, x: 1.0 / sqrt((x - 1.0) * (x + 1.0)),
-                      nonfinite=True)
+arcsinh = elementwise(np.arcsinh, lambda ans, x: Over(sqrt(1.0 + x * x))
+                      if np.iscomplexobj(primal_value(x)) else Over(hypot(x, 1.0)))
+# Over ℂ, 1/(√(z-1)·√(z+1)), the derivative of NumPy's branch: 1/√(z²-1) (JAX's) has the
+# wrong sign in the left half-plane.
+arccosh = elementwise(np.arccosh, lambda ans, x: 1.0 / (sqrt(x - 1.0) * sqrt(x + 1.0))
+                      if np.iscomplexobj(primal_value(x))
+                      else 1.0 / sqrt((x - 1.0) * (x + 1.0)), nonfinite=True)
 arctanh = elementwise(np.arctanh, lambda ans, x: Over((1.0 - x) * (1.0 + x)), nonfinite=True)
 deg2rad = elementwise(np.deg2rad, lambda ans, x: math.pi / 180.0)
 rad2deg = elementwise(np.rad2deg, lambda ans, x: 180.0 / math.pi)
@@ -320,8 +331,14 @@ where = Primitive("where", np.where, jvp=_where_jvp, linear=(1, 2),
                   shape_rule=broadcast_shape_rule,
                   transpose=_transposes(None, lambda ct, c, x, y: where(c, ct, 0),
                                         lambda ct, c, x, y: where(c, 0, ct)))
+def _convert_kernel(x, dtype):
+    if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        x = x.real  # the real part: what a cotangent of a real value keeps
+    return x.astype(dtype)
+
+
 convert = Primitive(
-    "convert", lambda x, dtype: x.astype(dtype),
+    "convert", _convert_kernel,
     jvp=lambda primals, tangents, ans, dtype: convert(tangents[0], dtype=dtype),
     linear="all", shape_rule=lambda x, dtype: (x.shape, np.dtype(dtype)),
     transpose=lambda ct, args, linear, dtype: (convert(ct, dtype=args[0].dtype),),

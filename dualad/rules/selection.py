@@ -1,6 +1,6 @@
 """Selection: partition, piecewise, select, unique (and NumPy 2's unique_all, unique_counts,
 unique_inverse, unique_values), histogram (and histogram_bin_edges, histogram2d,
-histogramdd), the complex parts of real input and the predicates isneginf, isposinf,
+histogramdd), real_if_close and the predicates isneginf, isposinf,
 isreal and iscomplex.
 
 Part of the statistics family (imported by :mod:`dualad.rules.statistics`).
@@ -14,13 +14,12 @@ import numpy as np
 
 from ..dual import Dual, primal_value
 from ..primitive import Primitive, implements, register_function
-from .elementwise import add, arctan2, divide, multiply, subtract
+from .elementwise import add, divide, multiply, subtract
 from .elementwise import equal as _equal
 from .elementwise import where as _where
 from .linalg import matmul
 from .reductions import amax, amin, sum_
 from .shape import (
-    ON_PRIMAL,
     _ravel,
     _take_along_axis,
     broadcast_to,
@@ -178,39 +177,6 @@ def _select(condlist, choicelist, default=0):
     if shape_of(result) != shape:
         result = broadcast_to(result, shape=shape)
     return _astype(result, dtype)
-
-
-# ---------------------------------------------------------------------------
-# Complex parts of real input (complex Duals are refused elsewhere)
-# ---------------------------------------------------------------------------
-
-
-@implements(np.real)
-def _real(val):
-    return val
-
-
-@implements(np.imag)
-def _imag(val):
-    return np.zeros(shape_of(val), _dtype(val))
-
-
-@implements(np.angle)
-def _angle(z, deg=False):
-    """0 or π (180 with ``deg``), with derivative 0 (JAX's is nan at 0)."""
-    value = primal_value(z)
-    angle = arctan2(ON_PRIMAL["zeros_like"](value), value)
-    return multiply(angle, np.asarray(180 / np.pi, angle.dtype)) if deg else angle
-
-
-@implements(np.iscomplexobj)
-def _iscomplexobj(x):
-    return False
-
-
-@implements(np.isrealobj)
-def _isrealobj(x):
-    return True
 
 
 @implements(np.real_if_close)

@@ -22,7 +22,8 @@ DEFAULT_EPS = 1e-4
 #: Default ``atol`` and ``rtol`` by the lowest precision among the inputs
 #: (derivatives in float32 carry float32 rounding; finite differences never do).
 DEFAULT_TOLERANCE = {np.dtype(np.float64): 1e-5, np.dtype(np.float32): 1e-3,
-                     np.dtype(np.float16): 1e-2}
+                     np.dtype(np.float16): 1e-2, np.dtype(np.complex128): 1e-5,
+                     np.dtype(np.complex64): 1e-3}
 
 _MODES = ("fwd", "rev")
 
@@ -40,7 +41,8 @@ def check_grads(f: Callable, args: Sequence, order: int = 2,
       ``⟨u, J v⟩ = ⟨Jᵀu, v⟩`` for random ``u`` and ``v``, both with ``J v`` from
       :func:`dualad.jvp` (which catches a wrong transpose rule) and with ``J v``
       from the central difference (which, as in JAX, catches a wrong rule even
-      when forward and reverse mode share it).
+      when forward and reverse mode share it). For complex values the pairing is
+      JAX's, ``⟨u, w⟩ = Re Σ u·w``, and the directions are complex.
     * ``order > 1``: the same checks, to ``order - 1``, of the derivative
       functions ``x ↦ jvp(f, x, v)[1]`` (for ``"fwd"``) and ``x ↦ vjp(f, x)[1](u)``
       (for ``"rev"``), each with both modes: order 2 covers forward over forward,
@@ -50,10 +52,10 @@ def check_grads(f: Callable, args: Sequence, order: int = 2,
     ----------
     f:
         The function to check, written with NumPy; arguments and result may be
-        pytrees of float arrays (non-float output leaves are ignored).
+        pytrees of float or complex arrays (other output leaves are ignored).
     args:
         A tuple or list of the positional arguments of ``f``, each a pytree of
-        float arrays (or Python floats).
+        float or complex arrays (or Python floats).
     order:
         Highest order of derivative to check (1 or more).
     modes:
@@ -179,13 +181,17 @@ class _Checker:
         """
         def draw(x):
             x = np.asarray(x)
+            if x.dtype.kind == "c":
+                parts = self.rng.standard_normal((2,) + x.shape)
+                return np.asarray(parts[0] + 1j * parts[1], x.dtype)
             if x.dtype.kind != "f":
                 return np.zeros(x.shape)
             return np.asarray(self.rng.standard_normal(x.shape), x.dtype)
         return optree.tree_map(draw, tree)
 
     def central_difference(self, f, args, v) -> list:
-        """The five-point central difference of every float output leaf, in float64."""
+        """The five-point central difference of every float output leaf, in float64
+        (complex128 for complex leaves)."""
         x64 = optree.tree_leaves(optree.tree_map(_to64, args))
         v64 = optree.tree_leaves(optree.tree_map(_to64, v))
         treedef = optree.tree_structure(args)
@@ -193,8 +199,7 @@ class _Checker:
 
         def at(s):
             moved = treedef.unflatten([x + s * t for x, t in zip(x64, v64)])
-            return [np.asarray(y, np.float64) if _is_float(y) else None
-                    for y in optree.tree_leaves(f(*moved))]
+            return [_to64(y) if _is_float(y) else None for y in optree.tree_leaves(f(*moved))]
 
         f2, f1, m1, m2 = (at(k * h) for k in (2, 1, -1, -2))
         return [None if a is None else (-a + 8 * b - 8 * c + d) / (12 * h)
@@ -209,7 +214,7 @@ class _Checker:
         for i, (a, e) in enumerate(zip(actual, expected)):
             if e is None:
                 continue
-            a, e = np.asarray(a, np.float64), np.asarray(e, np.float64)
+            a, e = _to64(a), _to64(e)
             if a.shape != e.shape:
                 raise AssertionError(f"check_grads: mode {mode!r}, order {level} of "
                                      f"{self.total_order}, function {what}: {check}: "
@@ -240,20 +245,22 @@ class _Checker:
 
 def _as_float(x: Any) -> np.ndarray:
     a = np.asarray(x)
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fc":
         return a
     if a.dtype.kind in "iub" and not isinstance(x, np.ndarray):
         return np.asarray(x, np.float64)  # a Python or NumPy scalar number
-    raise TypeError(f"check_grads differentiates float arrays only, got an argument leaf of "
-                    f"dtype {a.dtype}")
+    raise TypeError(f"check_grads differentiates float and complex arrays only, got an "
+                    f"argument leaf of dtype {a.dtype}")
 
 
 def _to64(x: Any) -> np.ndarray:
-    return np.asarray(x, np.float64)
+    """In double precision: float64, or complex128 for complex values."""
+    x = np.asarray(x)
+    return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
 
 
 def _is_float(y: Any) -> bool:
-    return np.asarray(y).dtype.kind == "f"
+    return np.asarray(y).dtype.kind in "fc"
 
 
 def _float_leaves(tree: Any, like: list, out: Any = None) -> list:
@@ -279,13 +286,14 @@ def _cotangent_leaves(ct: Any, args: tuple) -> list:
 
 
 def _inner(xs: list, ys: list) -> tuple[float, float]:
-    """Σ x·y over matching leaves, and Σ |x·y| (the scale of its rounding)."""
+    """Re Σ x·y over matching leaves (the pairing of a cotangent with a tangent, JAX's
+    for complex values), and Σ |x·y| (the scale of its rounding)."""
     total, magnitude = 0.0, 0.0
     for x, y in zip(xs, ys):
         if x is None or y is None:
             continue
-        p = np.asarray(x, np.float64) * np.asarray(y, np.float64)
-        total += float(np.sum(p))
+        p = _to64(x) * _to64(y)
+        total += float(np.sum(p.real))
         magnitude += float(np.sum(np.abs(p)))
     return total, magnitude
 
