@@ -92,9 +92,11 @@ FFT = [
     _fft_row("fftn", lambda f, z: f(z, axes=(0,)), (TWO_D,), "axes"),
     _fft_row("ifftn", lambda f, z: f(z, norm="ortho"), (TWO_D,), "ortho"),
     _fft_row("rfft2", lambda f, x: f(x), (((3, 4),),), "", real_input=True),
-    _fft_row("rfftn", lambda f, x: f(x, s=(4, 6)), (((3, 4),),), "s", real_input=True),
+    _fft_row("rfftn", lambda f, x: f(x, s=(4, 6), axes=(0, 1)), (((3, 4),),), "s",
+             real_input=True),
     _fft_row("irfft2", lambda f, z: f(z), (((3, 3), (3, 3)),), ""),
-    _fft_row("irfftn", lambda f, z: f(z, s=(3, 6), norm="ortho"), (((3, 4), (3, 4)),), "s, ortho"),
+    _fft_row("irfftn", lambda f, z: f(z, s=(3, 6), axes=(0, 1), norm="ortho"),
+             (((3, 4), (3, 4)),), "s, ortho"),
     _fft_row("fftshift", lambda f, z: f(z), (ONE_D, TWO_D), ""),
     _fft_row("ifftshift", lambda f, z: f(z, axes=0), (TWO_D,), "axes"),
 ]

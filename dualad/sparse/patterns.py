@@ -39,6 +39,7 @@ import numpy as np
 from ..dual import Dual, elementwise_jvp
 from ..primitive import Boxed, Primitive, Tag
 from ..reverse import TangentOperators, abstract_eval
+from ..rules import complex_numbers as _complex
 from ..rules import elementwise as _elementwise
 from ..rules import linalg as _linalg
 from ..rules import reductions as _reductions
@@ -408,7 +409,8 @@ def _product_rule(tag, args, params, shape):
     return _elementwise_union(tag, args, weights, shape)
 
 
-def _convert_rule(tag, args, params, shape):
+def _same_rows(tag, args, params, shape):
+    """An elementwise map of one tangent (a dtype conversion, real, imag, conj)."""
     return args[0].rows
 
 
@@ -568,7 +570,10 @@ PATTERN_RULES = {
     **_gathers,
     _shape.getitem: _getitem_rule,
     _shape.index_add: _index_add_rule,
-    _elementwise.convert: _convert_rule,
+    _elementwise.convert: _same_rows,
+    _elementwise.conjugate: _same_rows,
+    _complex.real: _same_rows,
+    _complex.imag: _same_rows,
     _elementwise.multiply: _product_rule,
     _elementwise.scale: _product_rule,
     _elementwise.where: _where_rule,
