@@ -382,3 +382,67 @@ def test_dualad_gpu_compiles_the_transforms():
         expected = dualad.grad(f)(x)
         _close(np.asarray(dualad_gpu.grad(f)(x)), expected)
         _close(np.asarray(dualad_gpu.jacfwd(f)(x)), expected)
+
+
+# -- autograd's FFT tests, in our words: every case through check_grads in both modes,
+# to second order (autograd checks reverse mode, first order) -------------------------
+
+_RNG = np.random.default_rng(1)
+_A5, _A4, _C4 = _RNG.standard_normal((5, 5)), _RNG.standard_normal((4, 4)) / 10, \
+    _RNG.standard_normal((4, 4, 4)) / 10
+_C5 = _RNG.standard_normal((5, 5, 5)) / 10
+AUTOGRAD_CASES = {
+    "fft": (lambda x: np.fft.fft(x), _A5),
+    "fft ortho": (lambda x: np.fft.fft(x, norm="ortho"), _A5),
+    "fft axis 0": (lambda x: np.fft.fft(x, axis=0), _A5),
+    "fft n smaller": (lambda x: np.fft.fft(x, 3), _A5),
+    "fft n bigger": (lambda x: np.fft.fft(x, 7), _A5),
+    "ifft n smaller": (lambda x: np.fft.ifft(x, 3), _A5),
+    "ifft n bigger": (lambda x: np.fft.ifft(x, 7), _A5),
+    "rfft n smaller": (lambda x: np.fft.rfft(x, 2), _A4),
+    "rfft n bigger": (lambda x: np.fft.rfft(x, 6), _A4),
+    "irfft n smaller": (lambda x: np.fft.irfft(x, 2), np.fft.rfft(_A4)),
+    "irfft n bigger": (lambda x: np.fft.irfft(x, 6), np.fft.rfft(_A4)),
+    "fft2 s": (lambda x: np.fft.fft2(x, s=[7, 3], axes=[0, 2]), _C5),
+    "ifft2 s": (lambda x: np.fft.ifft2(x, s=[7, 3], axes=[0, 2]), _C5),
+    "fftn s": (lambda x: np.fft.fftn(x, s=[7, 3], axes=[0, 2]), _C5),
+    "ifftn s": (lambda x: np.fft.ifftn(x, s=[7, 3], axes=[0, 2]), _C5),
+    "rfft2 s": (lambda x: np.fft.rfft2(x, s=[6, 2], axes=[0, 2]), _C4),
+    "irfft2 s": (lambda x: np.fft.irfft2(x, s=[6, 2], axes=[0, 2]), np.fft.rfft2(_C4)),
+    "rfftn s": (lambda x: np.fft.rfftn(x, s=[6, 2], axes=[0, 2]), _C4),
+    "irfftn s": (lambda x: np.fft.irfftn(x, s=[6, 2], axes=[0, 2]), np.fft.rfftn(_C4)),
+    "ifft": (lambda x: np.fft.ifft(x), _A5),
+    "fft2": (lambda x: np.fft.fft2(x), _A5 / 10),
+    "ifft2": (lambda x: np.fft.ifft2(x), _A5),
+    "fftn": (lambda x: np.fft.fftn(x), _A5 / 10),
+    "ifftn": (lambda x: np.fft.ifftn(x), _A5),
+    "rfft": (lambda x: np.fft.rfft(x), _A4),
+    "rfft ortho": (lambda x: np.fft.rfft(x, norm="ortho"), _A4),
+    "rfft axis 0": (lambda x: np.fft.rfft(x, axis=0), _A4),
+    "irfft": (lambda x: np.fft.irfft(x), np.fft.rfft(_A4)),
+    "irfft ortho": (lambda x: np.fft.irfft(x, norm="ortho"), np.fft.rfft(_A4)),
+    "rfft2": (lambda x: np.fft.rfft2(x), _A4),
+    "irfft2": (lambda x: np.fft.irfft2(x), np.fft.rfft2(_A4)),
+    "rfftn": (lambda x: np.fft.rfftn(x), _C4),
+    "rfftn odd": (lambda x: np.fft.rfftn(x), _C5),  # autograd: NotImplementedError
+    "rfftn subset": (lambda x: np.fft.rfftn(x)[(0, 1, 0), (3, 3, 2)], _C4),
+    "rfftn axes": (lambda x: np.fft.rfftn(x, axes=(0, 2)), _C4),
+    "irfftn": (lambda x: np.fft.irfftn(x), np.fft.rfftn(_C4)),
+    "irfftn subset": (lambda x: np.fft.irfftn(x)[(0, 1, 0), (3, 3, 2)], np.fft.rfftn(_C4)),
+    "fftshift": (lambda x: np.fft.fftshift(x), _A5 / 10),
+    "fftshift even": (lambda x: np.fft.fftshift(x), _A4),
+    "fftshift axes": (lambda x: np.fft.fftshift(x, axes=1), _A5 / 10),
+    "ifftshift": (lambda x: np.fft.ifftshift(x), _A5),
+    "ifftshift even": (lambda x: np.fft.ifftshift(x), _A4),
+    "ifftshift axes": (lambda x: np.fft.ifftshift(x, axes=1), _A5),
+}
+
+
+@pytest.mark.parametrize("case", list(AUTOGRAD_CASES))
+def test_autograd_fft_cases_check_in_both_modes_to_second_order(case):
+    from dualad.testing import check_grads
+
+    f, x = AUTOGRAD_CASES[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # NumPy's s without axes
+        check_grads(f, (x,), order=2)
