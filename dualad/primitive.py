@@ -187,10 +187,10 @@ class Primitive:
         it from the rule; ``"dense"`` says every output element depends on
         every input element (the safe default of ``defprimitive``).
     complex_ok:
-        Whether the rule holds for complex numbers as written (a holomorphic
-        function's partials, a ℂ-linear map's transpose); by default only the
-        linear primitives'. Any other primitive applied to complex values raises
-        instead of giving a wrong derivative (see docs/conventions.md).
+        Whether the rule (and the kernel) holds for complex numbers as written: a
+        holomorphic function's partials, a ℂ-linear map's transpose. A primitive
+        without it that meets complex values raises instead of giving a wrong
+        derivative (see docs/conventions.md and dualad/rules/complex_numbers.py).
 
     A primitive with neither ``partials`` nor ``jvp`` is not differentiable:
     applied to boxes it returns its plain primal result (derivative zero).
@@ -212,7 +212,7 @@ class Primitive:
         shape_rule: Callable | None = None,
         nonfinite_partials: bool = False,
         pattern: str | None = None,
-        complex_ok: bool | None = None,
+        complex_ok: bool = False,
     ) -> None:
         if partials is not None and jvp is not None:
             raise ValueError(f"primitive {name!r}: give partials or jvp, not both")
@@ -231,7 +231,7 @@ class Primitive:
         self.shape_rule = shape_rule
         self.nonfinite_partials = nonfinite_partials
         self.pattern = pattern
-        self.complex_ok = linear is not None if complex_ok is None else complex_ok
+        self.complex_ok = complex_ok
         PRIMITIVES.append(self)
 
     def _dispatch(self, *args: Any, **params: Any) -> Any:

@@ -269,12 +269,17 @@ def test_holomorphic_needs_complex_inputs_and_outputs(transform):
 
 @pytest.mark.parametrize("f", [
     lambda z: np.maximum(z, 0.5),
-    lambda z: np.linalg.norm(z) * z,
     lambda z: np.cov(z) * z,
     lambda z: np.max(z) * z,
     lambda z: np.sinc(z),
+    lambda z: np.convolve(z, z),
     lambda z: np.median(np.abs(z)) * np.cov(Z, np.abs(z)),  # a complex constant, a real Dual
-], ids=["maximum", "norm", "cov", "max", "sinc", "complex constant"])
+    # SciPy's too: its triangular solve with trans="C" conjugates, toeplitz conjugates
+    lambda z: __import__("scipy.linalg").linalg.solve_triangular(
+        np.outer(z, z) + np.eye(3), z, trans="C"),
+    lambda z: __import__("scipy.linalg").linalg.toeplitz(z),
+], ids=["maximum", "cov", "max", "sinc", "convolve", "complex constant",
+        "scipy solve_triangular", "scipy toeplitz"])
 def test_a_rule_without_complex_support_refuses_complex_values(f):
     with pytest.raises(TypeError, match="no rule for complex numbers"):
         dualad.jvp(f, (Z,), (T,))
@@ -320,3 +325,14 @@ def test_check_grads_catches_a_wrong_complex_rule():
                            transpose=lambda ct, args, linear: (ct,))
     with pytest.raises(AssertionError, match="mode 'fwd', order 1"):
         check_grads(wrong_conj, (Z,), order=1)
+
+
+def test_complex_checks_of_recorded_tangents_do_not_recurse():
+    # np.real, np.abs and np.iscomplexobj of a reverse-mode tangent look at its dtype
+    def f(z):
+        y = np.sin(z)
+        return np.sum(np.abs(y) ** 2) + float(np.iscomplexobj(y)) * np.sum(np.real(y))
+
+    expected = jax.grad(lambda z: jnp.sum(jnp.abs(jnp.sin(z)) ** 2 + jnp.real(jnp.sin(z))))(Z)
+    assert_allclose(dualad.grad(f)(Z), expected, rtol=1e-12)
+    assert_allclose(dualad.grad(lambda z: np.sum(np.abs(z) ** 2))(Z), 2 * np.conj(Z))

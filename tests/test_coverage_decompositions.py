@@ -176,12 +176,17 @@ def test_full_matrices_extra_vectors_have_nan_tangents_others_differentiate():
 # ---------------------------------------------------------------------------
 
 
-def test_complex_eigenvalues_are_refused_with_the_reason():
-    rotation = np.array([[0.0, -1.0], [1.0, 0.0]]) + 0.1
+def test_complex_eigenvalues_of_a_real_matrix_are_differentiated():
+    """Complex eigenvalues and eigenvectors of a real matrix, as NumPy returns them
+    (tests/test_complex_linalg.py checks them against JAX)."""
+    rotation = np.array([[0.3, -1.2], [0.9, 0.1]])
+    h = 1e-6
     for f in (np.linalg.eigvals, lambda a: np.linalg.eig(a)[0], lambda a: np.linalg.eig(a)[1]):
-        with pytest.raises(TypeError, match="complex eigenvalues.*does not differentiate "
-                                            "complex numbers yet"):
-            dualad.jacfwd(f)(rotation)
+        jacobian = dualad.jacfwd(f)(rotation)
+        assert jacobian.dtype == np.complex128
+        central = np.stack([(f(rotation + h * e) - f(rotation - h * e)) / (2 * h)
+                            for e in np.eye(4).reshape(4, 2, 2)], axis=-1)
+        assert_allclose(jacobian, central.reshape(jacobian.shape), atol=1e-8)
 
 
 def test_complex_eigenvalues_under_dualad_gpu_are_nan():

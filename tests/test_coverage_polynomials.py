@@ -149,18 +149,28 @@ def test_roots_with_a_trailing_zero_differentiate_in_it():
 
 
 @pytest.mark.parametrize("p, match", [
-    (np.array([1.0, 0.0, 1.0]), "np.roots: this polynomial has complex roots"),
     (np.array([0.0, 1.0, -3.0, 2.0]), "np.roots: the leading coefficient"),
     (np.array([1.0, -3.0, 0.0, 0.0]), "ends with 2 zero coefficients"),
-], ids=["complex", "leading zero", "multiple root 0"])
+], ids=["leading zero", "multiple root 0"])
 def test_roots_refused_with_a_reason(p, match):
     with pytest.raises(TypeError, match=match):
         dualad.jacfwd(np.roots)(p)
 
 
-def test_poly_of_a_matrix_with_complex_eigenvalues_is_refused():
-    with pytest.raises(TypeError, match="np.poly: this polynomial has complex roots"):
-        dualad.jacfwd(np.poly)(np.array([[0.0, -1.0], [1.0, 0.0]]))
+def test_complex_roots():
+    """Roots ±i of x² + 1: dr = -(r² dp₀ + r dp₁ + dp₂) / (2r), complex."""
+    roots = np.roots(np.array([1.0, 0.0, 1.0]))
+    j = dualad.jacfwd(np.roots)(np.array([1.0, 0.0, 1.0]))
+    assert_allclose(j, -np.stack([roots ** 2, roots, np.ones(2)], axis=1) / (2 * roots[:, None]),
+                    atol=1e-15)
+
+
+def test_poly_of_a_matrix_with_complex_eigenvalues_is_real_as_numpys():
+    a = np.array([[0.0, -1.0], [1.0, 0.0]])
+    assert_allclose(dualad.jvp(np.poly, (a,), (a,))[0], np.poly(a))
+    j = dualad.jacfwd(np.poly)(a)  # det(xI - A) = x² - tr(A) x + det(A)
+    assert j.dtype == np.float64
+    assert_allclose(j, [np.zeros((2, 2)), -np.eye(2), [[0.0, -1.0], [1.0, 0.0]]], atol=1e-15)
 
 
 @pytest.mark.parametrize("name", ["polyadd", "polymul", "polydiv", "polyval"])

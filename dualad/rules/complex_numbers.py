@@ -31,6 +31,9 @@ from ..operands import complex_error
 from ..primitive import (COMPLEX_FUNCTIONS, UFUNC_HANDLERS, Primitive, qualified_name,
                          register_function)
 from . import elementwise as _e
+from . import linalg as _linalg
+from . import reductions as _reductions
+from . import shape as _shape
 from .shape import ON_PRIMAL
 
 #: Elementwise primitives whose row of partials is right over ℂ as written.
@@ -40,12 +43,25 @@ HOLOMORPHIC = (
     _e.log2, _e.log10, _e.log1p, _e.sin, _e.cos, _e.tan, _e.arcsin, _e.arccos, _e.arctan,
     _e.sinh, _e.cosh, _e.tanh, _e.arcsinh, _e.arccosh, _e.arctanh,
 )
-for _prim in HOLOMORPHIC:
+#: Linear primitives whose transpose is right over ℂ (the plain transpose of a ℂ-linear
+#: map, or real/imag/conj's own); any other linear one (scipy.linalg's triangular,
+#: banded and Sylvester solves, odeint's tangent) refuses complex values.
+LINEAR = (
+    _e.add, _e.subtract, _e.negative, _e.positive, _e.multiply, _e.divide, _e.scale,
+    _e.combine, _e.convert, _e.conjugate, _e.where, _shape.broadcast_to, _shape.concatenate,
+    _shape.getitem, _shape.index_add, _shape.reshape, _shape.transpose, _reductions.sum_,
+    _reductions.cumsum, _linalg.matmul, _linalg.einsum, _linalg.solve,
+)
+for _prim in HOLOMORPHIC + LINEAR:
     _prim.complex_ok = True
 
 
 def is_complex(x: Any) -> bool:
-    return np.iscomplexobj(primal_value(x))
+    """Whether ``x`` (an array, a Dual, a recorded tangent, a list of them) is complex."""
+    if type(x) is list or type(x) is tuple:
+        return any(is_complex(v) for v in x)
+    dtype = getattr(x, "dtype", None)
+    return isinstance(x, complex) if dtype is None else np.dtype(dtype).kind == "c"
 
 
 def _real_dtype(dtype: np.dtype) -> np.dtype:
@@ -62,11 +78,11 @@ def _to_complex(ct: Any, like: Any) -> Any:
 
 real = Primitive(
     "real", np.real, jvp=lambda primals, tangents, ans: real(tangents[0]),
-    linear="all", shape_rule=_part_shape_rule,
+    linear="all", complex_ok=True, shape_rule=_part_shape_rule,
     transpose=lambda ct, args, linear: (_to_complex(ct, args[0]),))
 imag = Primitive(
     "imag", np.imag, jvp=lambda primals, tangents, ans: imag(tangents[0]),
-    linear="all", shape_rule=_part_shape_rule,
+    linear="all", complex_ok=True, shape_rule=_part_shape_rule,
     transpose=lambda ct, args, linear: (_e.multiply(_to_complex(ct, args[0]), -1j),))
 
 

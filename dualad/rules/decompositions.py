@@ -1,5 +1,5 @@
-"""Matrix decompositions and what is built on them: cholesky, qr, svd, eig, lstsq, pinv,
-matrix_power, multi_dot, cond, vector_norm, matrix_norm.
+"""Matrix decompositions and what is built on them: cholesky, qr, svd, eig, lstsq and pinv
+(cond and the norms: rules/norms.py; matrix_power, multi_dot: rules/linalg_namespace.py).
 
 Each output of a decomposition is a primitive of its own whose kernel is NumPy's
 call itself, so values (and the signs of singular vectors and eigenvectors) are
@@ -18,22 +18,30 @@ eigenvalues (their JVP has no gap term), pinv and lstsq (Golub-Pereyra, no SVD
 derivative), cond, norms; projections onto a well-separated group of vectors
 lose only the digits the gap inside the group takes (1e-6 apart: about 1e-10).
 
+Complex matrices follow JAX (``Aᴴ`` where a real rule has ``Aᵀ``), which also
+fixes the phases singular vectors and eigenvectors leave free: eigh's and the
+SVD's ``V`` have ``Im(vᵢᴴ dvᵢ) = 0`` (the SVD's ``U`` then takes the rest),
+cholesky and qr have the real diagonal LAPACK gives, and eig's vectors keep
+LAPACK's normalization (unit norm, largest component real). Real matrices with
+complex eigenvalues give eig/eigvals complex values and their derivatives.
+
 Under ``dualad_gpu`` nothing can be raised from a traced value: eig/eigvals of a
-complex spectrum give nan, and lstsq's residuals are those of a full-rank A.
+real matrix with a complex spectrum give nan, and lstsq's residuals are those of
+a full-rank A.
 """
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from ..dual import primal_value
-from ..primitive import Primitive, implements
-from .elementwise import absolute, multiply, sign, where
-from .linalg import _dot, eigh_vectors, eigvalsh, inv, matmul, solve, solve_seeds
+from ..primitive import COMPLEX_FUNCTIONS, Primitive, implements
+from .elementwise import absolute, equal, multiply, sign, where
+from .linalg import eigh_vectors, eigvalsh, matmul, solve, solve_seeds
+from .linalg_complex import conj, hermitian_part, imag, is_complex, mH, real
 from .reductions import _sum
-from .shape import (_swapaxes, _take_along_axis, argsort, concatenate, getitem, reshape, shape_of)
+from .shape import (ON_PRIMAL, _swapaxes, _take_along_axis, argsort, concatenate, getitem,
+                    reshape, shape_of)
 
 # ---------------------------------------------------------------------------
 # Helpers written with table primitives (they act on tangents too: a tangent has
@@ -57,7 +65,10 @@ def _triu(x, k: int = 0):
 
 def _mirror(x, lower: bool = True):
     """The symmetric matrix whose lower (upper) triangle is that of ``x``: what
-    LAPACK reads for cholesky, eigh, svd(hermitian=True) and pinv(hermitian=True)."""
+    LAPACK reads for cholesky, eigh, svd(hermitian=True) and pinv(hermitian=True)
+    (Hermitian for complex ``x``)."""
+    if is_complex(x):
+        return hermitian_part(x, lower)
     if lower:
         return _tril(x) + _mT(_tril(x, -1))
     return _triu(x) + _mT(_triu(x, 1))
@@ -93,32 +104,40 @@ def _zeros_like_tangent(t, shape):
 
 
 # ---------------------------------------------------------------------------
-# Cholesky: dL = L Φ(L⁻¹ dA L⁻ᵀ), Φ the lower triangle with the diagonal halved
+# Cholesky: dL = L Φ(L⁻¹ dA L⁻ᴴ), Φ the lower triangle with the diagonal halved
 # (Murray 2016). NumPy reads the lower triangle of A (upper=True: the upper one),
-# so the rule differentiates that triangle mirrored; JAX symmetrizes (dA + dAᵀ)/2
-# instead: both agree for symmetric perturbations (A built symmetric).
+# so the rule differentiates that triangle mirrored; JAX symmetrizes (dA + dAᴴ)/2
+# instead: both agree for Hermitian perturbations (A built Hermitian).
 # ---------------------------------------------------------------------------
 
 
 def _cholesky_jvp(primals, tangents, ans, upper=False):
-    lower = _mT(ans) if upper else ans
+    lower = mH(ans) if upper else ans
     sym = _mirror(tangents[0], lower=not upper)
-    x = solve_seeds(lower, _mT(solve_seeds(lower, sym, vector=False)), vector=False)
+    x = solve_seeds(lower, mH(solve_seeds(lower, sym, vector=False)), vector=False)
     n = shape_of(ans)[-1]
     phi = _tril(x) - 0.5 * where(np.eye(n, dtype=bool), x, 0.0)
     dl = matmul(lower, phi)
-    return _mT(dl) if upper else dl
+    return mH(dl) if upper else dl
+
+
+def _mirror_jax(a, lower: bool = True):
+    """_mirror for the JAX kernels (traced arrays)."""
+    import jax.numpy as jnp
+    strict = jnp.tril(a, -1) if lower else jnp.triu(a, 1)
+    diagonal = jnp.real(jnp.diagonal(a, axis1=-2, axis2=-1)).astype(a.dtype)
+    return strict + jnp.conj(jnp.swapaxes(strict, -1, -2)) + diagonal[..., None] * jnp.eye(
+        a.shape[-1], dtype=a.dtype)
 
 
 def _cholesky_jax(a, upper=False):
     import jax.numpy as jnp
-    sym = jnp.triu(a) + jnp.swapaxes(jnp.triu(a, 1), -1, -2) if upper else \
-        jnp.tril(a) + jnp.swapaxes(jnp.tril(a, -1), -1, -2)
-    return jnp.linalg.cholesky(sym, upper=upper, symmetrize_input=False)
+    return jnp.linalg.cholesky(_mirror_jax(a, lower=not upper), upper=upper,
+                               symmetrize_input=False)
 
 
 cholesky = Primitive("cholesky", lambda a, upper=False: np.linalg.cholesky(a, upper=upper),
-                     jvp=_cholesky_jvp)
+                     jvp=_cholesky_jvp, complex_ok=True)
 cholesky.kernels["jax"] = _cholesky_jax
 
 
@@ -133,12 +152,15 @@ def _cholesky(a, /, *, upper=False):
 
 
 def _thin_qr_jvp(q, r, t):
-    """dQ, dR of A = QR for m ≥ n: with X = Qᵀ dA R⁻¹ and Ω = tril(X,-1) - tril(X,-1)ᵀ,
+    """dQ, dR of A = QR for m ≥ n: with X = Qᴴ dA R⁻¹ and Ω = tril(X,-1) - tril(X,-1)ᴴ
+    (+ i·Im diag(X) for complex A, which keeps R's diagonal real),
     dQ = Q(Ω - X) + dA R⁻¹ and dR = (X - Ω) R."""
     t_rinv = _right_solve(t, r)
-    x = matmul(_mT(q), t_rinv)
+    x = matmul(mH(q), t_rinv)
     low = _tril(x, -1)
-    omega = low - _mT(low)
+    omega = low - mH(low)
+    if is_complex(x):
+        omega = omega + where(np.eye(shape_of(x)[-1], dtype=bool), x - real(x), 0.0)
     return matmul(q, omega - x) + t_rinv, matmul(x - omega, r)
 
 
@@ -147,27 +169,27 @@ def _qr_tangents(a, t, mode):
     m, n = shape_of(a)[-2:]
     mode = "reduced" if mode == "r" else mode
     q, r = qr_q(a, mode=mode), qr_r(a, mode=mode)
-    if m < n:  # A = Q [R1 R2]: the square rule for A1 = Q R1, then R2 = Qᵀ A2
+    if m < n:  # A = Q [R1 R2]: the square rule for A1 = Q R1, then R2 = Qᴴ A2
         dq, dr1 = _thin_qr_jvp(q, getitem(r, index=(Ellipsis, slice(None, m))),
                                getitem(t, index=(Ellipsis, slice(None, m))))
         a2 = getitem(a, index=(Ellipsis, slice(m, None)))
-        dr2 = matmul(_mT(dq), a2) + matmul(_mT(q), getitem(t, index=(Ellipsis, slice(m, None))))
+        dr2 = matmul(mH(dq), a2) + matmul(mH(q), getitem(t, index=(Ellipsis, slice(m, None))))
         return dq, concatenate(dr1, dr2, axis=len(shape_of(dr1)) - 1)
     if mode == "reduced" or m == n:
         return _thin_qr_jvp(q, r, t)
     # complete, m > n (arXiv 2409.13374): the last m - n columns of Q follow
-    # LAPACK's Householder construction, Z = Q_pn (Q_nn - I)⁻¹
+    # LAPACK's Householder construction, Z = Q_pn (Q_nn - I)⁻¹ (z_t is Zᴴ)
     q_mn, q_mp = getitem(q, index=(Ellipsis, slice(None, n))), getitem(
         q, index=(Ellipsis, slice(n, None)))
     dq_mn, dr_nn = _thin_qr_jvp(q_mn, getitem(r, index=(Ellipsis, slice(None, n), slice(None))),
                                 t)
     q_nn = getitem(q_mn, index=(Ellipsis, slice(None, n), slice(None)))
     q_pn = getitem(q_mn, index=(Ellipsis, slice(n, None), slice(None)))
-    z_t = solve(_mT(q_nn - np.eye(n, dtype=q.dtype)), _mT(q_pn))  # Zᵀ
+    z_t = solve(mH(q_nn - np.eye(n, dtype=q.dtype)), mH(q_pn))
     dq_nn = getitem(dq_mn, index=(Ellipsis, slice(None, n), slice(None)))
     dq_pn = getitem(dq_mn, index=(Ellipsis, slice(n, None), slice(None)))
-    dq_mp = matmul(dq_mn, z_t) - matmul(q_mn + matmul(q_mp, _mT(z_t)),
-                                        _mT(dq_pn - matmul(_mT(z_t), dq_nn)))
+    dq_mp = matmul(dq_mn, z_t) - matmul(q_mn + matmul(q_mp, mH(z_t)),
+                                        mH(dq_pn - matmul(mH(z_t), dq_nn)))
     axis = len(shape_of(dq_mn)) - 1
     dq = concatenate(dq_mn, dq_mp, axis=axis)
     dr = concatenate(dr_nn, _zeros_like_tangent(t, tuple(shape_of(r)[:-2]) + (m - n, n)),
@@ -189,9 +211,9 @@ def _qr_jax(part):
 
 
 qr_q = Primitive("qr_q", _qr_kernel(0), jvp=lambda primals, tangents, ans, mode="reduced":
-                 _qr_tangents(primals[0], tangents[0], mode)[0])
+                 _qr_tangents(primals[0], tangents[0], mode)[0], complex_ok=True)
 qr_r = Primitive("qr_r", _qr_kernel(1), jvp=lambda primals, tangents, ans, mode="reduced":
-                 _qr_tangents(primals[0], tangents[0], mode)[1])
+                 _qr_tangents(primals[0], tangents[0], mode)[1], complex_ok=True)
 qr_q.kernels["jax"], qr_r.kernels["jax"] = _qr_jax(0), _qr_jax(1)
 _QRResult = type(np.linalg.qr(np.eye(1)))
 
@@ -208,11 +230,13 @@ def _qr(a, mode="reduced"):
 
 
 # ---------------------------------------------------------------------------
-# SVD. With S = Uᵀ dA V (reduced factors): ds = diag(S); F_ij = 1/(s_j² - s_i²)
-# off the diagonal; dU = U (F ∘ (S diag(s) + diag(s) Sᵀ)) (+ (I - UUᵀ) dA V / s
-# when m > n), dV likewise (JAX's rule, real matrices). Repeated singular values
-# make F infinite: the vectors' derivatives are then inf/nan, as in JAX, while
-# the values' derivative (and of anything invariant, like norms) stays exact.
+# SVD. With S = Uᴴ dA V (reduced factors): ds = Re diag(S); F_ij = 1/(s_j² - s_i²)
+# off the diagonal; dU = U (F ∘ (S diag(s) + diag(s) Sᴴ)) (+ (I - UUᴴ) dA V / s
+# when m > n), dV likewise (JAX's rule). For complex A, U also takes the phase
+# term i·Im(Sᵢᵢ)/sᵢ on its diagonal, so that Im(vᵢᴴ dvᵢ) = 0 (JAX's choice).
+# Repeated singular values make F infinite: the vectors' derivatives are then
+# inf/nan, as in JAX, while the values' derivative (and of anything invariant,
+# like norms) stays exact.
 # ---------------------------------------------------------------------------
 
 
@@ -239,12 +263,12 @@ def _svd_factors(a, full):
     if full:
         u = getitem(u, index=(Ellipsis, slice(None, k)))
         vh = getitem(vh, index=(Ellipsis, slice(None, k), slice(None)))
-    return s, u, _mT(vh)
+    return s, u, mH(vh)
 
 
 def _svd_values_jvp(primals, tangents, ans, how):
     _, u, v = _svd_factors(primals[0], how == "A")
-    return _diagonal(matmul(matmul(_mT(u), tangents[0]), v))
+    return real(_diagonal(matmul(matmul(mH(u), tangents[0]), v)))
 
 
 def _svd_vectors_jvp(primals, tangents, ans, full_matrices, left):
@@ -255,24 +279,30 @@ def _svd_vectors_jvp(primals, tangents, ans, full_matrices, left):
     a, t = primals[0], tangents[0]
     m, n = shape_of(a)[-2:]
     s, u, v = _svd_factors(a, full_matrices)
-    ds = matmul(matmul(_mT(u), t), v)
+    ds = matmul(matmul(mH(u), t), v)
     s_row = _rows(s)
     f = _inverse_gaps((s_row + _mT(s_row)) * (s_row - _mT(s_row)))
-    if left:  # dU = U (F ∘ (dS diag(s) + diag(s) dSᵀ)) + (I - UUᵀ) dA V diag(1/s)
-        d = matmul(u, f * (ds * s_row + _mT(ds * s_row)))
+    if left:  # dU = U (F ∘ (dS diag(s) + diag(s) dSᴴ)) + (I - UUᴴ) dA V diag(1/s)
+        inner = f * (ds * s_row + mH(ds * s_row))
+        if is_complex(ds):  # the phase term, diag((dS - dSᴴ)/2s), 0 where s = 0 (JAX)
+            zero = primal_value(s_row) == 0
+            half_inverse = where(zero, 0.0, 0.5 / where(zero, 1.0, s_row))
+            inner = inner + where(np.eye(shape_of(ds)[-1], dtype=bool), ds - mH(ds),
+                                  0.0) * half_inverse
+        d = matmul(u, inner)
         if m > n:
             dav = matmul(t, v)
-            d = d + (dav - matmul(u, matmul(_mT(u), dav))) / s_row
+            d = d + (dav - matmul(u, matmul(mH(u), dav))) / s_row
     else:
-        d = matmul(v, f * (_mT(s_row) * ds + _mT(_mT(s_row) * ds)))
+        d = matmul(v, f * (_mT(s_row) * ds + mH(_mT(s_row) * ds)))
         if n > m:
-            dau = matmul(_mT(t), u)
-            d = d + (dau - matmul(v, matmul(_mT(v), dau))) / s_row
+            dau = matmul(mH(t), u)
+            d = d + (dau - matmul(v, matmul(mH(v), dau))) / s_row
     if full_matrices and m != n and (m > n) == left:
         batch = tuple(shape_of(d)[:-1])
-        d = concatenate(d, np.full(batch + (abs(m - n),), np.nan, dtype=t.dtype),
+        d = concatenate(d, np.full(batch + (abs(m - n),), np.nan, dtype=d.dtype),
                         axis=len(batch))
-    return d if left else _mT(d)
+    return d if left else mH(d)
 
 
 def _svd_vectors_jax(part):
@@ -282,13 +312,13 @@ def _svd_vectors_jax(part):
     return kernel
 
 
-svd_values = Primitive("svd_values", _svd_kernel, jvp=_svd_values_jvp)
+svd_values = Primitive("svd_values", _svd_kernel, jvp=_svd_values_jvp, complex_ok=True)
 svd_u = Primitive("svd_u", lambda a, full_matrices: np.linalg.svd(a, full_matrices)[0],
                   jvp=lambda p, t, ans, full_matrices: _svd_vectors_jvp(
-                      p, t, ans, full_matrices, left=True))
+                      p, t, ans, full_matrices, left=True), complex_ok=True)
 svd_vh = Primitive("svd_vh", lambda a, full_matrices: np.linalg.svd(a, full_matrices)[2],
                    jvp=lambda p, t, ans, full_matrices: _svd_vectors_jvp(
-                       p, t, ans, full_matrices, left=False))
+                       p, t, ans, full_matrices, left=False), complex_ok=True)
 svd_values.kernels["jax"] = _svd_jax
 svd_u.kernels["jax"], svd_vh.kernels["jax"] = _svd_vectors_jax(0), _svd_vectors_jax(2)
 _SVDResult = type(np.linalg.svd(np.eye(1)))
@@ -296,7 +326,7 @@ _SVDResult = type(np.linalg.svd(np.eye(1)))
 
 def _hermitian_svd(a, compute_uv):
     """NumPy's svd(hermitian=True): eigh of the lower triangle, |eigenvalues| sorted
-    in descending order, their signs moved into Vh (NumPy's code, on Duals)."""
+    in descending order, their signs moved into Vh = (U·sign)ᴴ (NumPy's code, on Duals)."""
     w = eigvalsh(a)
     if not compute_uv:
         s = absolute(w)
@@ -309,7 +339,7 @@ def _hermitian_svd(a, compute_uv):
     sgn = _take_along_axis(sgn, order, axis=-1)
     s = _take_along_axis(s, order, axis=-1)
     u = _take_along_axis(u, order[..., None, :], axis=-1)
-    return _SVDResult(u, s, _mT(u * _rows(sgn)))
+    return _SVDResult(u, s, mH(u * _rows(sgn)))
 
 
 @implements(np.linalg.svd)
@@ -332,6 +362,7 @@ def _svdvals(x, /):
 # Pseudo-inverse (Golub & Pereyra 1973, as JAX's pinv): exact wherever the rank
 # is locally constant, whatever the spectrum; at a change of rank NumPy's pinv
 # jumps and the rule gives the derivative of the constant-rank branch.
+# (Aᴴ for complex A where the real rule has Aᵀ.)
 # ---------------------------------------------------------------------------
 
 
@@ -342,12 +373,12 @@ def _pinv_jvp(primals, tangents, ans, rcond, hermitian=False):
         a, t = _mirror(a), _mirror(t)
     m, n = shape_of(a)[-2:]
     if m >= n:
-        s = matmul(matmul(p, _mT(p)), _mT(t))
-        u = matmul(matmul(_mT(t), _mT(p)), p)
+        s = matmul(matmul(p, mH(p)), mH(t))
+        u = matmul(matmul(mH(t), mH(p)), p)
         return -matmul(matmul(p, t), p) + s - matmul(matmul(s, a), p) + u - matmul(
             matmul(p, a), u)
-    s = matmul(p, matmul(_mT(p), _mT(t)))
-    u = matmul(_mT(t), matmul(_mT(p), p))
+    s = matmul(p, matmul(mH(p), mH(t)))
+    u = matmul(mH(t), matmul(mH(p), p))
     return -matmul(p, matmul(t, p)) + s - matmul(s, matmul(a, p)) + u - matmul(
         p, matmul(a, u))
 
@@ -356,16 +387,17 @@ def _pinv_jax(a, rcond, hermitian=False):
     """NumPy's algorithm (its cutoff, its lower triangle for hermitian=True)."""
     import jax.numpy as jnp
     if hermitian:
-        a = jnp.tril(a) + jnp.swapaxes(jnp.tril(a, -1), -1, -2)
+        a = _mirror_jax(a)
     u, s, vt = jnp.linalg.svd(a, full_matrices=False, hermitian=hermitian)
     cutoff = jnp.asarray(rcond)[..., None] * jnp.max(s, axis=-1, keepdims=True)
     large = s > cutoff
     s = jnp.where(large, 1 / jnp.where(large, s, 1), 0)
-    return jnp.matmul(jnp.swapaxes(vt, -1, -2), s[..., None] * jnp.swapaxes(u, -1, -2))
+    return jnp.matmul(jnp.conj(jnp.swapaxes(vt, -1, -2)),
+                      s[..., None] * jnp.conj(jnp.swapaxes(u, -1, -2)))
 
 
 pinv = Primitive("pinv", lambda a, rcond, hermitian=False: np.linalg.pinv(
-    a, rcond=rcond, hermitian=hermitian), jvp=_pinv_jvp)
+    a, rcond=rcond, hermitian=hermitian), jvp=_pinv_jvp, complex_ok=True)
 pinv.kernels["jax"] = _pinv_jax
 _NO_VALUE = object()
 
@@ -386,28 +418,24 @@ def _pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
 
 
 # ---------------------------------------------------------------------------
-# Eigenvalues and eigenvectors of general real matrices, while all eigenvalues
-# are real. With P = V⁻¹ dA V: dw = diag(P); dV = V (F ∘ P) + V diag(c), F_ij =
-# 1/(w_j - w_i), c_j = -v_jᵀ (V (F ∘ P))_j keeping each column of unit norm as
-# LAPACK's geev does (JAX's rule; JAX differentiates the vectors only with
-# enable_eigvec_derivs=True). Repeated eigenvalues give inf/nan vectors' tangents.
+# Eigenvalues and eigenvectors of general matrices. With P = V⁻¹ dA V: dw =
+# diag(P); dV = U + V diag(c), U = V (F ∘ P), F_ij = 1/(w_j - w_i), and c_j =
+# -Re(v_jᴴ u_j) - i·Im(u_kj)/v_kj (k: the largest component of v_j) keeping each
+# column as LAPACK's geev leaves it, of unit norm with its largest component
+# real (JAX's rule; JAX differentiates the vectors only with
+# enable_eigvec_derivs=True). Real matrices whose eigenvalues are complex give
+# complex values, as NumPy. Repeated eigenvalues give inf/nan vectors' tangents.
 # ---------------------------------------------------------------------------
-
-
-def _real_eigenvalues(w, function="eig"):
-    if np.iscomplexobj(w):
-        raise TypeError(
-            f"np.linalg.{function} of this matrix has complex eigenvalues, and dualad does not "
-            "differentiate complex numbers yet. Real eigenvalues of real matrices are "
-            "supported (for a symmetric matrix use np.linalg.eigh or eigvalsh).")
-    return w
 
 
 def _eig_jax(part):
     def kernel(a):
         import jax.numpy as jnp
         out = jnp.linalg.eig(a)[part] if part is not None else jnp.linalg.eigvals(a)
-        # No error can be raised while tracing: a complex spectrum gives nan.
+        if jnp.iscomplexobj(a):
+            return out
+        # NumPy's dtype depends on the values, unknown while tracing: a real matrix
+        # keeps real values, and a complex spectrum gives nan.
         real = jnp.all(jnp.imag(out) == 0, axis=tuple(range(out.ndim)))
         return jnp.where(real, jnp.real(out), jnp.nan)
     return kernel
@@ -427,17 +455,24 @@ def _eig_vectors_jvp(primals, tangents, ans):
     w = eig_values(a)
     v, p = _in_eigenbasis(a, tangents[0])
     u = matmul(v, _inverse_gaps(_rows(w) - _cols(w)) * p)
-    c = _sum(multiply(v, u), axis=-2, keepdims=True)
+    if not is_complex(v):
+        return u - v * _sum(multiply(v, u), axis=-2, keepdims=True)
+    value = primal_value(v)  # the largest components: locally constant
+    largest = ON_PRIMAL["argmax"](absolute(value), axis=-2)  # (primitives: traced values too)
+    at_largest = equal(np.arange(shape_of(value)[-2])[:, None],
+                       getitem(largest, index=(Ellipsis, None, slice(None))))
+    u_k = _sum(where(at_largest, u, 0.0), axis=-2, keepdims=True)
+    v_k = real(_sum(where(at_largest, v, 0.0), axis=-2, keepdims=True))
+    c = real(_sum(multiply(conj(v), u), axis=-2, keepdims=True)) + 1j * (imag(u_k) / v_k)
     return u - v * c
 
 
-eig_values = Primitive("eig_values", lambda a: _real_eigenvalues(np.linalg.eig(a)[0]),
-                       jvp=_eig_values_jvp)
-eig_vectors = Primitive("eig_vectors", lambda a: _real_eigenvalues(np.linalg.eig(a)[1]),
-                        jvp=_eig_vectors_jvp)
+eig_values = Primitive("eig_values", lambda a: np.linalg.eig(a)[0], jvp=_eig_values_jvp,
+                       complex_ok=True)
+eig_vectors = Primitive("eig_vectors", lambda a: np.linalg.eig(a)[1], jvp=_eig_vectors_jvp,
+                        complex_ok=True)
 # eigvals' JVP takes V from np.linalg.eig, whose LAPACK call orders the eigenvalues alike.
-eigvals = Primitive("eigvals", lambda a: _real_eigenvalues(np.linalg.eigvals(a), "eigvals"),
-                    jvp=_eig_values_jvp)
+eigvals = Primitive("eigvals", np.linalg.eigvals, jvp=_eig_values_jvp, complex_ok=True)
 eig_values.kernels["jax"], eig_vectors.kernels["jax"] = _eig_jax(0), _eig_jax(1)
 eigvals.kernels["jax"] = _eig_jax(None)
 _EigResult = type(np.linalg.eig(np.eye(1)))
@@ -454,9 +489,9 @@ def _eigvals(a):
 
 
 # ---------------------------------------------------------------------------
-# Least squares: x = A⁺b, so dx = A⁺(db - dA x) + A⁺A⁺ᵀ dAᵀ r + (I - A⁺A) dAᵀ A⁺ᵀ x
+# Least squares: x = A⁺b, so dx = A⁺(db - dA x) + A⁺A⁺ᴴ dAᴴ r + (I - A⁺A) dAᴴ A⁺ᴴ x
 # with r = b - Ax (the pseudo-inverse's rule applied to b). The residuals
-# ‖r‖² have d = 2 rᵀ(db - dA x) (Aᵀr = 0); s are A's singular values.
+# ‖r‖² have d = 2 Re rᴴ(db - dA x) (Aᴴr = 0); s are A's singular values.
 # ---------------------------------------------------------------------------
 
 
@@ -471,7 +506,7 @@ def _lstsq_jax(a, b, rcond, part):
         return (x, None, rank, s)[part]
     # The rank is not known while tracing: residuals as NumPy's when A has full rank.
     m, n = a.shape
-    r = jnp.sum((b - a @ x) ** 2, axis=0)
+    r = jnp.sum(jnp.abs(b - a @ x) ** 2, axis=0)
     return jnp.reshape(r, (-1,)) if m > n else jnp.zeros((0,), r.dtype)
 
 
@@ -493,14 +528,15 @@ def _lstsq_jvp(primals, tangents, ans, rcond, part):
     if ta is not None:
         d = -matmul(ta, x) if d is None else d - matmul(ta, x)
     if part == 1:
-        return None if shape_of(ans)[-1] == 0 else 2.0 * _sum(multiply(r, d), axis=-2)
+        return None if shape_of(ans)[-1] == 0 else 2.0 * real(
+            _sum(multiply(conj(r), d), axis=-2))
     p = pinv(a, rcond=_pinv_rcond(a, rcond))
     dx = matmul(p, d)
     if ta is not None:
-        ta_t = _mT(ta)
+        ta_h = mH(ta)
         n = shape_of(a)[-1]
-        dx = dx + matmul(matmul(p, _mT(p)), matmul(ta_t, r)) + matmul(
-            np.eye(n, dtype=a.dtype) - matmul(p, a), matmul(ta_t, matmul(_mT(p), x)))
+        dx = dx + matmul(matmul(p, mH(p)), matmul(ta_h, r)) + matmul(
+            np.eye(n, dtype=a.dtype) - matmul(p, a), matmul(ta_h, matmul(mH(p), x)))
     return getitem(dx, index=(Ellipsis, 0)) if vector else dx
 
 
@@ -511,7 +547,7 @@ def _pinv_rcond(a, rcond):
     return float(rcond)
 
 
-lstsq = Primitive("lstsq", _lstsq_kernel, jvp=_lstsq_jvp)
+lstsq = Primitive("lstsq", _lstsq_kernel, jvp=_lstsq_jvp, complex_ok=True)
 lstsq.kernels["jax"] = _lstsq_jax
 
 
@@ -520,75 +556,7 @@ def _lstsq(a, b, rcond=None):
     return tuple(lstsq(a, b, rcond=rcond, part=part) for part in range(4))
 
 
-# ---------------------------------------------------------------------------
-# Compositions: matrix_power, multi_dot (cond and the norms: rules/norms.py)
-# ---------------------------------------------------------------------------
-
-
-@implements(np.linalg.matrix_power)
-def _matrix_power(a, n):
-    """NumPy's own sequence of products (binary powers), so values are NumPy's."""
-    try:
-        n = operator.index(n)
-    except TypeError as e:
-        raise TypeError("exponent must be an integer") from e
-    shape = shape_of(a)
-    if len(shape) < 2 or shape[-1] != shape[-2]:
-        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
-    if n == 0:  # the identity: a constant
-        value = primal_value(a)
-        return value * 0 + np.eye(shape[-1], dtype=value.dtype)
-    if n < 0:
-        a, n = inv(a), -n
-    if n <= 3:
-        result = a
-        for _ in range(n - 1):
-            result = matmul(result, a)
-        return result
-    z = result = None
-    while n > 0:
-        z = a if z is None else matmul(z, z)
-        n, bit = divmod(n, 2)
-        if bit:
-            result = z if result is None else matmul(result, z)
-    return result
-
-
-@implements(np.linalg.multi_dot)
-def _multi_dot(arrays, *, out=None):
-    """NumPy's order of products (chosen from the shapes alone), so values are NumPy's."""
-    if out is not None:
-        raise TypeError("np.linalg.multi_dot(..., out=...) would drop the derivative of a Dual")
-    arrays = list(arrays)
-    if len(arrays) < 2:
-        raise ValueError("Expecting at least two arrays.")
-    if len(arrays) == 2:
-        return _dot(arrays[0], arrays[1])
-    ndim_first, ndim_last = len(shape_of(arrays[0])), len(shape_of(arrays[-1]))
-    if ndim_first == 1:
-        arrays[0] = reshape(arrays[0], shape=(1,) + tuple(shape_of(arrays[0])))
-    if ndim_last == 1:
-        arrays[-1] = reshape(arrays[-1], shape=tuple(shape_of(arrays[-1])) + (1,))
-    # NumPy's chain order from zero-cost stand-ins of the same shapes
-    stand_ins = [np.broadcast_to(np.zeros((), np.float64), shape_of(x)) for x in arrays]
-    if len(arrays) == 3:
-        a, b, c = (shape_of(x) for x in arrays)
-        left_first = a[0] * a[1] * b[1] + a[0] * b[1] * c[1] < \
-            b[0] * b[1] * c[1] + a[0] * a[1] * c[1]
-        result = _dot(_dot(arrays[0], arrays[1]), arrays[2]) if left_first else \
-            _dot(arrays[0], _dot(arrays[1], arrays[2]))
-    else:
-        from numpy.linalg._linalg import _multi_dot_matrix_chain_order
-        order = _multi_dot_matrix_chain_order(stand_ins)
-
-        def product(i, j):
-            if i == j:
-                return arrays[i]
-            return _dot(product(i, order[i, j]), product(order[i, j] + 1, j))
-
-        result = product(0, len(arrays) - 1)
-    if ndim_first == 1 and ndim_last == 1:
-        return getitem(result, index=(0, 0))
-    if ndim_first == 1 or ndim_last == 1:
-        return reshape(result, shape=(-1,))
-    return result
+COMPLEX_FUNCTIONS.update({
+    np.linalg.cholesky, np.linalg.qr, np.linalg.svd, np.linalg.svdvals, np.linalg.eig,
+    np.linalg.eigvals, np.linalg.pinv, np.linalg.lstsq,
+})

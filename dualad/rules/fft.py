@@ -82,7 +82,7 @@ pad_or_truncate = Primitive(
     "fft_pad_or_truncate", _pad_or_truncate_kernel,
     jvp=lambda primals, tangents, ans, size, axis: pad_or_truncate(
         tangents[0], size=size, axis=axis + 1),
-    linear="all",
+    linear="all", complex_ok=True,
     shape_rule=lambda x, size, axis: (_resized_shape(x.shape, axis, size), x.dtype),
     transpose=lambda ct, args, linear, size, axis: (
         pad_or_truncate(ct, size=args[0].shape[axis], axis=axis + 1),),
@@ -124,7 +124,7 @@ def _c2c(name: str) -> Primitive:
     def transpose(ct, args, linear, n, axis, norm):
         return (resize(prim(ct, n=n, axis=axis + 1, norm=norm), args[0].shape[axis], axis + 1),)
 
-    prim = Primitive(name, _kernel(name), jvp=jvp, linear="all", transpose=transpose,
+    prim = Primitive(name, _kernel(name), jvp=jvp, linear="all", complex_ok=True, transpose=transpose,
                      shape_rule=_c2c_shape)
     return prim
 
@@ -173,7 +173,7 @@ rfft = Primitive(
     "rfft", _kernel("rfft"),
     jvp=lambda primals, tangents, ans, n, axis, norm: rfft(
         tangents[0], n=n, axis=axis + 1, norm=norm),
-    linear="all", transpose=_rfft_transpose,
+    linear="all", complex_ok=True, transpose=_rfft_transpose,
     shape_rule=lambda x, n, axis, norm: (_resized_shape(x.shape, axis, n // 2 + 1),
                                          _complex_dtype(x.dtype)),
 )
@@ -183,7 +183,7 @@ irfft = Primitive(
     "irfft", _kernel("irfft"),
     jvp=lambda primals, tangents, ans, n, axis, norm: irfft(
         tangents[0], n=n, axis=axis + 1, norm=norm),
-    linear="all", transpose=_irfft_transpose,
+    linear="all", complex_ok=True, transpose=_irfft_transpose,
     shape_rule=lambda x, n, axis, norm: (_resized_shape(x.shape, axis, n),
                                          _real_dtype(x.dtype)),
 )

@@ -1,9 +1,14 @@
-"""Contractions and linear algebra: matmul, einsum, solve, inv, det, slogdet, norm.
+"""Contractions and linear algebra: matmul, einsum, solve, inv, det, slogdet, eigh.
 
 ``matmul`` and ``einsum`` are bilinear (multilinear) primitives: their tangent
 is the sum over operands of the same contraction with one operand replaced by
 its tangent, laid out so that a single BLAS call serves all K seeds. ``dot``,
 ``tensordot``, ``inner``, ``outer`` and ``vdot`` are built on them.
+
+Complex matrices follow JAX: solve, inv and det are holomorphic (their real
+rules hold as written); slogdet's sign is ``det/|det|`` and its log is real;
+eigh reads a Hermitian matrix (``Aᴴ`` where a real rule has ``Aᵀ``), and its
+eigenvectors' tangents have ``Im(vᵢᴴ dvᵢ) = 0``, JAX's choice of phase.
 """
 
 from __future__ import annotations
@@ -13,8 +18,9 @@ import string
 import numpy as np
 
 from ..dual import align_tangent, primal_value
-from ..primitive import Primitive, implements, register_function
-from .elementwise import add, multiply, negative, where
+from ..primitive import COMPLEX_FUNCTIONS, Primitive, implements, register_function
+from .elementwise import add, multiply, negative, subtract, where
+from .linalg_complex import conj, hermitian_part, is_complex, mH, real
 from .reductions import _sum, sum_
 from .shape import (_ravel, _swapaxes, broadcast_to, getitem, normalize_axis, reshape,
                     shape_of, transpose, unbroadcast)
@@ -295,12 +301,32 @@ def _outer(a, b, out=None):
 
 @implements(np.vdot)
 def _vdot(a, b):
-    return _sum(multiply(_ravel(a), _ravel(b)))
+    return _sum(multiply(conj(_ravel(a)), _ravel(b)))  # NumPy conjugates a
 
 
-@implements(np.vecdot, np.linalg.vecdot)
+@implements(np.linalg.vecdot)
 def _vecdot(x1, x2, /, *, axis=-1):
-    return _sum(multiply(x1, x2), axis=axis)
+    return _sum(multiply(conj(x1), x2), axis=axis)  # NumPy conjugates x1
+
+
+def _vecdot_jvp(primals, tangents, ans):
+    (x1, x2), (t1, t2) = primals, tangents
+    ndim = max(x1.ndim, x2.ndim)  # tangents aligned with the broadcast operands
+    d1 = None if t1 is None else _vecdot(align_tangent(t1, ndim), x2)
+    d2 = None if t2 is None else _vecdot(x1, align_tangent(t2, ndim))
+    return d2 if d1 is None else d1 if d2 is None else add(d1, d2)
+
+
+def _vecdot_jax(x1, x2):
+    import jax.numpy as jnp
+    return jnp.vecdot(x1, x2)
+
+
+# np.vecdot, a ufunc (called with positional arguments only), is a primitive: the
+# ufuncs that are compositions refuse complex values (rules/complex_numbers.py).
+vecdot = Primitive("vecdot", np.vecdot, jvp=_vecdot_jvp, complex_ok=True)
+vecdot.kernels["jax"] = _vecdot_jax
+register_function(np.vecdot, vecdot)
 
 
 @implements(np.matvec)
@@ -312,7 +338,7 @@ def _matvec(x1, x2, /):
 @implements(np.vecmat)
 def _vecmat(x1, x2, /):
     shape = shape_of(x1)
-    v = reshape(x1, shape=shape[:-1] + (1, shape[-1]))
+    v = reshape(conj(x1), shape=shape[:-1] + (1, shape[-1]))  # NumPy conjugates x1
     return getitem(matmul(v, x2), index=(Ellipsis, 0, slice(None)))
 
 
@@ -378,6 +404,7 @@ inv = Primitive(
     "inv", np.linalg.inv,
     # d(A⁻¹) = −A⁻¹ dA A⁻¹
     jvp=lambda primals, tangents, ans: negative(matmul(ans, matmul(tangents[0], ans))),
+    complex_ok=True,
 )
 register_function(np.linalg.inv, inv)
 
@@ -408,7 +435,7 @@ def _det_jvp(primals, tangents, ans):
     return ans * _trace_of_inverse_times(a, ta)
 
 
-det = Primitive("det", np.linalg.det, jvp=_det_jvp)
+det = Primitive("det", np.linalg.det, jvp=_det_jvp, complex_ok=True)
 register_function(np.linalg.det, det)
 
 
@@ -421,15 +448,15 @@ def _products_of_others(s):
 
 
 def _svd(a):
-    """U, s, V and det(U)·det(V) = ±1 of A = U diag(s) Vᵀ."""
+    """U, s, V and det(U)·det(Vᴴ) (±1, or a unit complex number) of A = U diag(s) Vᴴ."""
     u, s, vh = np.linalg.svd(a)
-    return u, s, np.swapaxes(vh, -1, -2), np.linalg.det(u) * np.linalg.det(vh)
+    return u, s, mH(vh), np.linalg.det(u) * np.linalg.det(vh)
 
 
 def _adjugate_kernel(a):
-    # adj(U S Vᵀ) = det(U)·det(V) · V adj(S) Uᵀ, adj(S) = diag(Π_{j≠i} s_j): no division
+    # adj(U S Vᴴ) = det(U)·det(Vᴴ) · V adj(S) Uᴴ, adj(S) = diag(Π_{j≠i} s_j): no division
     u, s, v, sign = _svd(a)
-    adj = np.matmul(v * _products_of_others(s)[..., None, :], np.swapaxes(u, -1, -2))
+    adj = np.matmul(v * _products_of_others(s)[..., None, :], np.conj(np.swapaxes(u, -1, -2)))
     return sign[..., None, None] * adj
 
 
@@ -441,33 +468,53 @@ def _adjugate_jvp(primals, tangents, ans):
     sign = primal_value(sign)  # ±1: locally constant
     n = s.shape[-1]
     eye = np.eye(n, dtype=bool)
-    # q_ij = Π_{l≠i,j} s_l. With P = Uᵀ dA V, adj(S + P) - adj(S) is, to first order,
+    # q_ij = Π_{l≠i,j} s_l. With P = Uᴴ dA V, adj(S + P) - adj(S) is, to first order,
     # -q_ij P_ij off the diagonal and Σ_{k≠i} q_ik P_kk on it.
     q = np.where(eye, 0.0, _products_of_others(np.where(eye, 1.0, s[..., None, :])))
-    p = matmul(matmul(_swapaxes(u, -1, -2), e), v)
+    p = matmul(matmul(mH(u), e), v)
     i = np.arange(n)
     diag_p = getitem(p, index=(Ellipsis, i, i))
     on_diag = matmul(q, reshape(diag_p, shape=tuple(diag_p.shape) + (1,)))
     d = multiply(-q, p) + multiply(eye.astype(q.dtype), on_diag)
-    return multiply(sign[..., None, None], matmul(matmul(v, d), _swapaxes(u, -1, -2)))
+    return multiply(sign[..., None, None], matmul(matmul(v, d), mH(u)))
 
 
 # The adjugate adj(A) (det(A)·A⁻¹ where A is invertible): the derivative of det.
-adjugate = Primitive("adjugate", _adjugate_kernel, jvp=_adjugate_jvp)
+adjugate = Primitive("adjugate", _adjugate_kernel, jvp=_adjugate_jvp, complex_ok=True)
 
+# d log|det A| = Re tr(A⁻¹ dA)
 log_abs_det = Primitive("log_abs_det", lambda a: np.linalg.slogdet(a)[1],
-                        jvp=lambda primals, tangents, ans: _trace_of_inverse_times(
-                            primals[0], tangents[0]))
+                        jvp=lambda primals, tangents, ans: real(_trace_of_inverse_times(
+                            primals[0], tangents[0])), complex_ok=True)
 
 _SlogdetResult = type(np.linalg.slogdet(np.eye(1)))
 
 
+# ±1 for real matrices: locally constant.
 sign_of_det = Primitive("sign_of_det", lambda a: np.linalg.slogdet(a)[0])
+
+
+def _phase_of_det_jvp(primals, tangents, ans):
+    # sign = det/|det| turns with the imaginary part of d log det: d sign = i·Im tr(A⁻¹dA)·sign
+    trace = _trace_of_inverse_times(primals[0], tangents[0])
+    return multiply(ans, subtract(trace, real(trace)))
+
+
+def _phase_of_det_jax(a):
+    import jax.numpy as jnp
+    return jnp.linalg.slogdet(a)[0]
+
+
+# det/|det| of complex matrices.
+phase_of_det = Primitive("phase_of_det", lambda a: np.linalg.slogdet(a)[0],
+                         jvp=_phase_of_det_jvp, complex_ok=True)
+phase_of_det.kernels["jax"] = _phase_of_det_jax
 
 
 @implements(np.linalg.slogdet)
 def _slogdet(a):
-    return _SlogdetResult(sign_of_det(primal_value(a)), log_abs_det(a))
+    sign = phase_of_det(a) if is_complex(a) else sign_of_det(primal_value(a))
+    return _SlogdetResult(sign, log_abs_det(a))
 
 
 # ---------------------------------------------------------------------------
@@ -476,12 +523,7 @@ def _slogdet(a):
 
 
 def _triangle(a, UPLO: str = "L"):
-    """The symmetric matrix eigh reads from ``a``: its lower (or upper) triangle, mirrored."""
-    n = a.shape[-1]
-    k = -1 if UPLO == "L" else 1
-    part = np.tril if UPLO == "L" else np.triu
-    inside, strictly = part(np.ones((n, n), dtype=bool)), part(np.ones((n, n), dtype=bool), k)
-    return where(inside, a, 0.0) + _swapaxes(where(strictly, a, 0.0), -1, -2)
+    return hermitian_part(a, lower=UPLO == "L")
 
 
 def _uplo(UPLO: str) -> dict:
@@ -490,20 +532,21 @@ def _uplo(UPLO: str) -> dict:
 
 
 def _in_eigenbasis(a, ta, UPLO):
-    """Vᵀ dA V for each seed, V the eigenvectors of ``a``."""
+    """Vᴴ dA V for each seed, V the eigenvectors of ``a``."""
     v = eigh_vectors(a, **_uplo(UPLO))
-    return matmul(matmul(_swapaxes(v, -1, -2), _triangle(ta, UPLO)), v)
+    return matmul(matmul(mH(v), _triangle(ta, UPLO)), v)
 
 
 def _eigvalsh_jvp(primals, tangents, ans, UPLO="L"):
-    # dwᵢ = vᵢᵀ dA vᵢ
+    # dwᵢ = vᵢᴴ dA vᵢ (real: dA is Hermitian)
     projected = _in_eigenbasis(primals[0], tangents[0], UPLO)
     i = np.arange(projected.shape[-1])
-    return getitem(projected, index=(Ellipsis, i, i))
+    return real(getitem(projected, index=(Ellipsis, i, i)))
 
 
 def _eigh_vectors_jvp(primals, tangents, ans, UPLO="L"):
-    # dV = V (F ∘ Vᵀ dA V), F_ij = 1 / (w_j − w_i) off the diagonal, 0 on it
+    # dV = V (F ∘ Vᴴ dA V), F_ij = 1 / (w_j − w_i) off the diagonal, 0 on it: JAX's
+    # choice of phase for complex vectors, Im(vᵢᴴ dvᵢ) = 0
     a = primals[0]
     w = eigvalsh(a, **_uplo(UPLO))
     off = ~np.eye(w.shape[-1], dtype=bool)
@@ -515,9 +558,9 @@ def _eigh_vectors_jvp(primals, tangents, ans, UPLO="L"):
 
 # NumPy's eigh(a, UPLO) itself, so values and eigenvector signs are NumPy's exactly.
 eigvalsh = Primitive("eigvalsh", lambda a, UPLO="L": np.linalg.eigh(a, UPLO)[0],
-                     jvp=_eigvalsh_jvp)
+                     jvp=_eigvalsh_jvp, complex_ok=True)
 eigh_vectors = Primitive("eigh_vectors", lambda a, UPLO="L": np.linalg.eigh(a, UPLO)[1],
-                         jvp=_eigh_vectors_jvp)
+                         jvp=_eigh_vectors_jvp, complex_ok=True)
 
 _EighResult = type(np.linalg.eigh(np.eye(1)))
 
@@ -537,3 +580,9 @@ def _eigvalsh(a, UPLO="L"):
 def _eigh(a, UPLO="L"):
     uplo = _check_uplo(UPLO)
     return _EighResult(eigvalsh(a, **uplo), eigh_vectors(a, **uplo))
+
+
+COMPLEX_FUNCTIONS.update({
+    np.vdot, np.vecdot, np.linalg.vecdot, np.linalg.solve, np.linalg.inv, np.linalg.det,
+    np.linalg.slogdet, np.linalg.eigh, np.linalg.eigvalsh,
+})

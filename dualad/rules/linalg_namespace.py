@@ -1,6 +1,6 @@
-"""numpy.linalg's array-API names and tensor solves: linalg.cross, diagonal,
-matrix_transpose (and np.matrix_transpose), outer, tensordot, trace, tensorinv,
-tensorsolve, and matrix_rank as a value.
+"""numpy.linalg's array-API names, products and tensor solves: linalg.cross, diagonal,
+matrix_transpose (and np.matrix_transpose), outer, tensordot, trace, matrix_power,
+multi_dot, tensorinv, tensorsolve, and matrix_rank as a value (of complex matrices too).
 
 NumPy 2 semantics: linalg.diagonal and linalg.trace act on the last two axes,
 linalg.outer takes 1-D vectors only, linalg.cross 3-vectors only. Each is the
@@ -11,12 +11,15 @@ value, derivative zero.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..dual import primal_value
-from ..primitive import Primitive, implements, register_function
+from ..primitive import COMPLEX_FUNCTIONS, Primitive, implements, register_function
 from .calculus import _operand
-from .shape import ON_PRIMAL, shape_of
+from .linalg import _dot, inv, matmul
+from .shape import ON_PRIMAL, getitem, reshape, shape_of
 
 
 def _ndim(x) -> int:
@@ -63,6 +66,80 @@ def _cross(x1, x2, /, *, axis=-1):
         raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but "
                          f"they are {n1} and {n2} dimensional instead.")
     return np.cross(x1, x2, axis=axis)
+
+
+# ---------------------------------------------------------------------------
+# Compositions of products: matrix_power, multi_dot
+# ---------------------------------------------------------------------------
+
+
+@implements(np.linalg.matrix_power)
+def _matrix_power(a, n):
+    """NumPy's own sequence of products (binary powers), so values are NumPy's."""
+    try:
+        n = operator.index(n)
+    except TypeError as e:
+        raise TypeError("exponent must be an integer") from e
+    shape = shape_of(a)
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    if n == 0:  # the identity: a constant
+        value = primal_value(a)
+        return value * 0 + np.eye(shape[-1], dtype=value.dtype)
+    if n < 0:
+        a, n = inv(a), -n
+    if n <= 3:
+        result = a
+        for _ in range(n - 1):
+            result = matmul(result, a)
+        return result
+    z = result = None
+    while n > 0:
+        z = a if z is None else matmul(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return result
+
+
+@implements(np.linalg.multi_dot)
+def _multi_dot(arrays, *, out=None):
+    """NumPy's order of products (chosen from the shapes alone), so values are NumPy's."""
+    if out is not None:
+        raise TypeError("np.linalg.multi_dot(..., out=...) would drop the derivative of a Dual")
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise ValueError("Expecting at least two arrays.")
+    if len(arrays) == 2:
+        return _dot(arrays[0], arrays[1])
+    ndim_first, ndim_last = len(shape_of(arrays[0])), len(shape_of(arrays[-1]))
+    if ndim_first == 1:
+        arrays[0] = reshape(arrays[0], shape=(1,) + tuple(shape_of(arrays[0])))
+    if ndim_last == 1:
+        arrays[-1] = reshape(arrays[-1], shape=tuple(shape_of(arrays[-1])) + (1,))
+    # NumPy's chain order from zero-cost stand-ins of the same shapes
+    stand_ins = [np.broadcast_to(np.zeros((), np.float64), shape_of(x)) for x in arrays]
+    if len(arrays) == 3:
+        a, b, c = (shape_of(x) for x in arrays)
+        left_first = a[0] * a[1] * b[1] + a[0] * b[1] * c[1] < \
+            b[0] * b[1] * c[1] + a[0] * a[1] * c[1]
+        result = _dot(_dot(arrays[0], arrays[1]), arrays[2]) if left_first else \
+            _dot(arrays[0], _dot(arrays[1], arrays[2]))
+    else:
+        from numpy.linalg._linalg import _multi_dot_matrix_chain_order
+        order = _multi_dot_matrix_chain_order(stand_ins)
+
+        def product(i, j):
+            if i == j:
+                return arrays[i]
+            return _dot(product(i, order[i, j]), product(order[i, j] + 1, j))
+
+        result = product(0, len(arrays) - 1)
+    if ndim_first == 1 and ndim_last == 1:
+        return getitem(result, index=(0, 0))
+    if ndim_first == 1 or ndim_last == 1:
+        return reshape(result, shape=(-1,))
+    return result
 
 
 @implements(np.linalg.tensorinv)
@@ -112,3 +189,4 @@ def _matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
 
 
 register_function(np.linalg.matrix_rank, _matrix_rank)
+COMPLEX_FUNCTIONS.update({np.linalg.tensorinv, np.linalg.tensorsolve, np.linalg.matrix_rank})

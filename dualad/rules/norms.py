@@ -1,6 +1,7 @@
 """Norms and condition numbers: np.linalg.norm (vector and matrix orders),
 vector_norm, matrix_norm and cond, built on the reductions, the 2-norm primitive
-and the singular values of the SVD rule.
+and the singular values of the SVD rule. Norms of complex arrays are those of
+``|x|`` (the 2-norm's too), as NumPy computes them.
 """
 
 from __future__ import annotations
@@ -8,12 +9,22 @@ from __future__ import annotations
 import numpy as np
 
 from ..dual import primal_value
-from ..primitive import implements
+from ..primitive import COMPLEX_FUNCTIONS, implements
 from .decompositions import svd_values
-from .elementwise import absolute, divide, multiply, power
+from .elementwise import absolute as _real_absolute
+from .elementwise import divide, multiply, power
 from .linalg import inv
+from .linalg_complex import is_complex
 from .reductions import _max, _min, _sum, l2_norm, normalize_axes, sum_
 from .shape import _moveaxis, getitem, normalize_axis, reshape, shape_of, transpose
+
+
+def absolute(x):
+    """|x|, of complex x too (hypot of its parts)."""
+    if not is_complex(x):
+        return _real_absolute(x)
+    from .complex_numbers import absolute as complex_absolute  # declared after the table
+    return complex_absolute(x)
 
 
 @implements(np.linalg.norm)
@@ -21,7 +32,7 @@ def _norm(x, ord=None, axis=None, keepdims=False):
     ndim = len(shape_of(x))
     if axis is None:
         if ord is None:  # 2-norm of all elements, whatever the shape
-            return l2_norm(x, axis=tuple(range(ndim)), keepdims=bool(keepdims))
+            return _l2_norm(x, tuple(range(ndim)), keepdims)
         axis = tuple(range(ndim))
     axes = tuple(normalize_axis(int(a), ndim) for a in np.atleast_1d(axis))
     if len(axes) == 1:
@@ -32,7 +43,8 @@ def _norm(x, ord=None, axis=None, keepdims=False):
 
 
 def _l2_norm(x, axes, keepdims):
-    return l2_norm(x, axis=normalize_axes(axes, len(shape_of(x))), keepdims=bool(keepdims))
+    axes = normalize_axes(axes, len(shape_of(x)))
+    return l2_norm(absolute(x) if is_complex(x) else x, axis=axes, keepdims=bool(keepdims))
 
 
 def _vector_norm(x, ord, axes, keepdims):
@@ -46,7 +58,7 @@ def _vector_norm(x, ord, axes, keepdims):
         return _sum(absolute(x), axes, keepdims=keepdims)
     if ord == 0:  # a count: piecewise constant
         value = primal_value(x)
-        return np.sum(value != 0, axis=axes, keepdims=keepdims).astype(value.dtype)
+        return np.sum(value != 0, axis=axes, keepdims=keepdims).astype(np.real(value).dtype)
     return power(_sum(power(absolute(x), ord), axes, keepdims=keepdims), 1.0 / ord)
 
 
@@ -125,3 +137,7 @@ def _vector_norm_api(x, /, *, axis=None, keepdims=False, ord=2):
 @implements(np.linalg.matrix_norm)
 def _matrix_norm_api(x, /, *, keepdims=False, ord="fro"):
     return _norm(x, axis=(-2, -1), keepdims=keepdims, ord=ord)
+
+
+COMPLEX_FUNCTIONS.update({np.linalg.norm, np.linalg.vector_norm, np.linalg.matrix_norm,
+                          np.linalg.cond})

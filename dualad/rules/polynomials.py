@@ -10,8 +10,9 @@ strips; where that would drop a derivative that is not zero, a Dual is refused
 with a TypeError (see _polydiv, _roots). Under ``jax.jit`` (dualad_gpu) the primal
 is abstract: polydiv's remainder keeps the ``len(v) - 1`` coefficients that are not
 zero by construction and roots strips no zeros (JAX's ``strip_zeros=False``).
-np.roots and np.poly of a matrix go through np.linalg.eigvals and support real
-spectra only (complex ones raise a TypeError).
+np.roots and np.poly of a matrix go through np.linalg.eigvals: complex roots are
+differentiated as complex eigenvalues, and np.poly keeps NumPy's real
+coefficients when its roots come in conjugate pairs.
 """
 
 from __future__ import annotations
@@ -180,18 +181,6 @@ def _polyint(p, m=1, k=None):
 # ---------------------------------------------------------------------------
 
 
-def _real_spectrum(a, name: str):
-    """np.linalg.eigvals(a), refusing complex eigenvalues with ``name`` in the message."""
-    try:
-        return np.linalg.eigvals(a)
-    except TypeError as error:
-        if "complex" not in str(error):
-            raise
-        raise TypeError(f"np.{name}: this polynomial has complex roots, and dualad does not "
-                        "differentiate complex results yet (real roots are supported)"
-                        ) from error
-
-
 @implements(np.poly)
 def _poly(seq_of_zeros):
     """Coefficients from roots: one product by (x - z) per root, with the values of
@@ -199,7 +188,7 @@ def _poly(seq_of_zeros):
     zeros = _vector(seq_of_zeros)
     shape = shape_of(zeros)
     if len(shape) == 2 and shape[0] == shape[1] and shape[0] != 0:
-        zeros = _real_spectrum(zeros, "poly")
+        zeros = np.linalg.eigvals(zeros)
     elif len(shape) == 1:
         dtype = np.dtype(np.mintypecode(_dtype(zeros).char))
         zeros = _cast(zeros, dtype)
@@ -212,6 +201,9 @@ def _poly(seq_of_zeros):
     a = np.ones(1, dtype)
     for i in range(_length(zeros)):
         a = _concatenate([a, zero]) - getitem(zeros, index=(i,)) * _concatenate([zero, a])
+    roots = _concrete(primal_value(zeros)) if dtype.kind == "c" else None
+    if roots is not None and np.all(np.sort(roots) == np.sort(roots.conjugate())):
+        a = np.real(a)  # conjugate pairs: real coefficients, as NumPy's
     return a
 
 
@@ -225,12 +217,13 @@ def _companion_eigenvalues(p):
     first = -getitem(p, index=(slice(1, None),)) / getitem(p, index=(0,))
     companion = _concatenate([reshape(first, shape=(1, size - 1)),
                               np.eye(size - 2, size - 1, dtype=_dtype(first))])
-    return _real_spectrum(companion, "roots")
+    return np.linalg.eigvals(companion)
 
 
 @implements(np.roots)
 def _roots(p):
-    """Real roots: the eigenvalues of the companion matrix NumPy builds (bit for bit).
+    """The roots: the eigenvalues of the companion matrix NumPy builds (bit for bit), complex
+    ones included.
 
     NumPy strips leading and trailing zero coefficients (decided on the primal). Zero
     trailing coefficients of a Dual still move the roots: their derivatives are then

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dual import primal_value
-from ..primitive import Primitive, implements
+from ..primitive import COMPLEX_FUNCTIONS, Primitive, implements
 from .elementwise import divide, equal, greater, multiply, sqrt, square, where
 from .shape import (_diagonal, _ravel, broadcast_to, concatenate, getitem, normalize_axis,
                     reshape, shape_of, transpose)
@@ -241,7 +241,12 @@ def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=No
     if count == 1:  # a - mean(a) is 0 whatever a is: a constant, derivative 0 (std too)
         a = primal_value(a)
     centred = a - _mean(a, axes, keepdims=True)
-    return _sum(square(centred), axes, keepdims=keepdims) / (count - ddof)
+    if np.iscomplexobj(primal_value(centred)):  # mean |a - mean(a)|², real (NumPy's)
+        from .complex_numbers import imag, real  # declared after the rule table
+        squares = square(real(centred)) + square(imag(centred))
+    else:
+        squares = square(centred)
+    return _sum(squares, axes, keepdims=keepdims) / (count - ddof)
 
 
 @implements(np.std)
@@ -257,3 +262,5 @@ def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     diagonal = _diagonal(_cast(a, dtype), offset, axis1, axis2)
     return sum_(diagonal, axis=(len(shape_of(diagonal)) - 1,), keepdims=False)
 
+
+COMPLEX_FUNCTIONS.update({np.var, np.std})  # var: the mean of |a - mean(a)|²

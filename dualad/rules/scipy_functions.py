@@ -31,7 +31,9 @@ from typing import Any
 import numpy as np
 
 from ..dual import as_operand, primal_value
+from ..operands import complex_error, holds_complex
 from ..operands import holds_box as _holds_box
+from ..primitive import COMPLEX_FUNCTIONS, qualified_name
 from ..primitive import Boxed, Primitive, register_function
 from .shape import getitem, reshape, shape_of
 
@@ -69,11 +71,16 @@ def _dispatcher(original: Callable, implementation: Callable, method: bool) -> C
     if method:  # a method: ``self`` is the distribution, never a Dual
         def dispatch(self, *args, **kwargs):
             if _holds_dual(args, kwargs):
+                if holds_complex(args) or holds_complex(kwargs.values()):
+                    raise complex_error(f"{type(self).__name__}.{original.__name__}")
                 return implementation(self, *args, **kwargs)
             return original(self, *args, **kwargs)
     else:
         def dispatch(*args, **kwargs):
             if _holds_dual(args, kwargs):
+                if original not in COMPLEX_FUNCTIONS and (holds_complex(args)
+                                                          or holds_complex(kwargs.values())):
+                    raise complex_error(qualified_name(dispatch))
                 return implementation(*args, **kwargs)
             return original(*args, **kwargs)
     for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
