@@ -41,7 +41,7 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
                  linear: str | tuple[int, ...] | None = None,
                  jax_kernel: Callable | None = None,
                  numpy_function: Callable | None = None, outputs: int = 1,
-                 pattern: str = "dense") -> Any:
+                 pattern: str = "dense", complex_ok: bool = False) -> Any:
     """Declare a new primitive; it then works in every mode of dualad.
 
     Parameters
@@ -79,6 +79,10 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
         from the ``jvp`` rule, which must then be written with NumPy calls
         linear in the tangents. An elementwise primitive (``partials``) always
         has the elementwise pattern.
+    complex_ok:
+        The rule holds for complex values as written (the partials of a
+        holomorphic function, the plain transpose of a ℂ-linear map; see
+        docs/conventions.md). Without it, complex values raise a TypeError.
     outputs:
         For a kernel returning a tuple of ``outputs`` arrays: ``partials`` is
         then one row per output (each partial taking that output as ``ans``),
@@ -110,6 +114,8 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
         raise ValueError(f"defprimitive({name!r}): pattern must be 'dense' or 'rule', got "
                          f"{pattern!r}")
     if outputs > 1:
+        if complex_ok:
+            raise ValueError(f"defprimitive({name!r}): complex_ok is for single outputs")
         return _multiple_outputs(name, kernel, partials, jvp, jax_kernel, numpy_function,
                                  outputs, pattern)
     if transpose is not None and linear is None:
@@ -133,7 +139,7 @@ def defprimitive(name: str, kernel: Callable, *, partials: Sequence | None = Non
     prim = Primitive(name, kernel, partials=partials,
                      jvp=None if jvp is None else _shape_checked(name, _on_any_backend(jvp)),
                      transpose=transpose, linear=linear,
-                     shape_rule=shape_rule if linear else None,
+                     shape_rule=shape_rule if linear else None, complex_ok=complex_ok,
                      pattern="dense" if jvp is not None and pattern == "dense" else None)
     # Without a JAX kernel, the NumPy one runs on JAX arrays through the rule table.
     prim.kernels["jax"] = jax_kernel if jax_kernel is not None else _through_duals(kernel)

@@ -336,3 +336,16 @@ def test_complex_checks_of_recorded_tangents_do_not_recurse():
     expected = jax.grad(lambda z: jnp.sum(jnp.abs(jnp.sin(z)) ** 2 + jnp.real(jnp.sin(z))))(Z)
     assert_allclose(dualad.grad(f)(Z), expected, rtol=1e-12)
     assert_allclose(dualad.grad(lambda z: np.sum(np.abs(z) ** 2))(Z), 2 * np.conj(Z))
+
+
+def test_defprimitive_takes_complex_values_only_when_declared_complex_ok():
+    def cube(complex_ok):
+        return dualad.defprimitive(f"cube_{complex_ok}", lambda z: z ** 3,
+                                   partials=[lambda ans, z: 3 * z ** 2], complex_ok=complex_ok)
+
+    with pytest.raises(TypeError, match="cube_False has no rule for complex numbers"):
+        dualad.jvp(cube(False), (Z,), (T,))
+    _, t = dualad.jvp(cube(True), (Z,), (T,))
+    assert_allclose(t, 3 * Z ** 2 * T)
+    assert_allclose(dualad.grad(lambda z: np.sum(np.abs(cube(True)(z)) ** 2))(Z),
+                    jax.grad(lambda z: jnp.sum(jnp.abs(z ** 3) ** 2))(Z), rtol=1e-12)
