@@ -124,8 +124,8 @@ def _c2c(name: str) -> Primitive:
     def transpose(ct, args, linear, n, axis, norm):
         return (resize(prim(ct, n=n, axis=axis + 1, norm=norm), args[0].shape[axis], axis + 1),)
 
-    prim = Primitive(name, _kernel(name), jvp=jvp, linear="all", complex_ok=True, transpose=transpose,
-                     shape_rule=_c2c_shape)
+    prim = Primitive(name, _kernel(name), jvp=jvp, linear="all", complex_ok=True,
+                     transpose=transpose, shape_rule=_c2c_shape)
     return prim
 
 
