@@ -483,9 +483,9 @@ def as_float_array(x: Any, dtype: Any = None, complex_ok: bool = False) -> Any:
     if kind == "c":
         raise TypeError(
             f"this transform takes real inputs only, and this one is complex ({x.dtype}): "
-            "jvp, vjp, grad, jacrev and (with holomorphic=True) jacfwd take complex inputs; "
-            "second order and sparsity detection do not yet. Split it into real and "
-            "imaginary parts and differentiate with respect to both."
+            "jvp, vjp, grad, jacrev, hvp and (with holomorphic=True) jacfwd and hessian "
+            "take complex inputs; HyperDual and sparsity detection do not yet. Split it "
+            "into real and imaginary parts and differentiate with respect to both."
         )
     raise TypeError(f"cannot differentiate with respect to an array of dtype {x.dtype}")
 
