@@ -105,7 +105,7 @@ against the derivatives derived by hand (a ``scipy.sparse`` CSR array):
 
 >>> bratu = bench.PROBLEMS["sparse_bratu_1000"]
 >>> bratu.own
-('dualad', 'detect', 'coloring', 'prepare')
+('dualad', 'detect', 'coloring', 'prepare', 'first-calls')
 >>> bratu.make("dualad")().nnz
 2998
 """
