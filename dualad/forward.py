@@ -207,7 +207,8 @@ def derivative(fun: Callable, argnums: int = 0, *,
     """The derivative of a function of one scalar: ``derivative(f)(x) = f'(x)``.
 
     The result has the shape (and pytree structure) of ``f``'s output; ``replay``
-    as in :func:`jacfwd`.
+    as in :func:`jacfwd`. At a complex ``x`` it is the derivative along the real
+    direction, ``d/dt f(x + t)``: ``f'(x)`` for a holomorphic ``f``.
 
     Examples
     --------
@@ -216,12 +217,14 @@ def derivative(fun: Callable, argnums: int = 0, *,
     np.float64(1.0)
     >>> dualad.derivative(lambda t: np.stack([t, t ** 2]))(3.0)
     array([1., 6.])
+    >>> complex(dualad.derivative(lambda z: z ** 3)(1j))
+    (-3+0j)
     """
 
     check_argnums(argnums, single=True)
 
     def deriv(*args):
-        x = Inputs(args, argnums).leaves[0]
+        x = Inputs(args, argnums, "derivative", complex_ok=True).leaves[0]
         if x.shape != ():
             raise ValueError(f"derivative() is for functions of one scalar, but argument "
                              f"{argnums} has shape {x.shape}; use jacfwd for arrays")

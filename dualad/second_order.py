@@ -220,19 +220,23 @@ def _hvp(fun: Callable, primals: Sequence, tangents: Sequence, mode: str,
 def second_derivative(fun: Callable, argnums: int = 0, *,
                       replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """``f''(x)`` of a function of one scalar (any output shape), in one pass
-    (``replay`` as in :func:`~dualad.jacfwd`).
+    (``replay`` as in :func:`~dualad.jacfwd`). Outputs may be complex, and at a
+    complex ``x`` it is the second derivative along the real direction:
+    ``f''(x)`` for a holomorphic ``f``.
 
     Examples
     --------
     >>> import numpy as np, dualad
     >>> dualad.second_derivative(lambda t: t ** 3)(2.0)
     np.float64(12.0)
+    >>> complex(dualad.second_derivative(lambda z: z ** 3)(1j))
+    6j
     """
 
     check_argnums(argnums, single=True)
 
     def deriv2(*args):
-        x = as_float_array(args[argnums])
+        x = as_float_array(args[argnums], complex_ok=True)
         if np.shape(x) != ():
             raise ValueError(f"second_derivative() is for functions of one scalar, but "
                              f"argument {argnums} has shape {np.shape(x)}; use hessian")
@@ -241,7 +245,8 @@ def second_derivative(fun: Callable, argnums: int = 0, *,
         seeded = SeededHyperDual._assemble(x, one, one, None, tag1, tag2, (1, 1))
         try:
             out = fun(*args[:argnums], seeded, *args[argnums + 1:])
-            return optree.tree_map(lambda o: _second_part(o, tag1, tag2, (1, 1))[0, 0], out)
+            return optree.tree_map(
+                lambda o: _second_part(o, tag1, tag2, (1, 1), complex_ok=True)[0, 0], out)
         finally:
             tag1.live = tag2.live = False
 
@@ -315,11 +320,13 @@ def _real(out: Any) -> Any:
     return out
 
 
-def _second_part(o: Any, tag1: Tag, tag2: Tag, seeds: tuple[int, int]) -> Any:
-    """The ε1ε2 part of an output, shape ``(K1, K2, *S)`` (zeros where absent)."""
+def _second_part(o: Any, tag1: Tag, tag2: Tag, seeds: tuple[int, int],
+                 complex_ok: bool = False) -> Any:
+    """The ε1ε2 part of an output, shape ``(K1, K2, *S)`` (zeros where absent); a
+    complex output only if ``complex_ok`` (not for ``hessian``, as in JAX)."""
     o = output_of(o)
     check_output(o, "hessian")
-    check_complex([np.result_type(_real(o))], "hessian", "outputs", None, False)
+    check_complex([np.result_type(_real(o))], "hessian", "outputs", None, complex_ok)
     t = o.tangent if isinstance(o, Dual) and o._tag is tag2 else None
     part = t.tangent if isinstance(t, Dual) and t._tag is tag1 else None
     if part is None:

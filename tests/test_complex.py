@@ -349,3 +349,12 @@ def test_defprimitive_takes_complex_values_only_when_declared_complex_ok():
     assert_allclose(t, 3 * Z ** 2 * T)
     assert_allclose(dualad.grad(lambda z: np.sum(np.abs(cube(True)(z)) ** 2))(Z),
                     jax.grad(lambda z: jnp.sum(jnp.abs(z ** 3) ** 2))(Z), rtol=1e-12)
+
+
+def test_derivatives_of_one_scalar_at_complex_points_are_along_the_real_direction():
+    z = np.complex128(0.3 + 0.7j)
+    assert_allclose(dualad.derivative(np.log)(z), 1 / z, rtol=1e-15)
+    assert_allclose(dualad.second_derivative(np.sin)(z), -np.sin(z), rtol=1e-15)
+    # complex outputs of a real scalar, and a function that is not holomorphic
+    assert_allclose(dualad.second_derivative(lambda t: np.exp(1j * t))(0.5), -np.exp(0.5j))
+    assert dualad.second_derivative(lambda z: np.abs(z) ** 2)(z) == 2.0  # d²/dt² |z + t|²
