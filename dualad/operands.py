@@ -230,6 +230,11 @@ def holds_complex(values: Any) -> bool:
     return False
 
 
+def is_complex(x: Any) -> bool:
+    """Whether ``x`` (an array, a Dual, a recorded tangent, a list of them) is complex."""
+    return holds_complex((x,))
+
+
 def complex_error(name: str) -> TypeError:
     return TypeError(
         f"{name} has no rule for complex numbers in dualad: its real rule would give a "

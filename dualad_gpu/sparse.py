@@ -31,7 +31,6 @@ from scipy import sparse
 
 import dualad
 from dualad import Dual
-from dualad.sparse import coloring
 from dualad.sparse.transforms import MODES, SparseHessian, SparseJacobian, _with_arg
 
 from .cache import ArrayState, StateKey
@@ -56,32 +55,23 @@ class _Plan:
     ``seeds`` is ``(k, *x.shape)`` (forward, Hessian) or ``(k, m)`` (reverse),
     one seed per colour. The passes give a compressed block ``(k, m)`` (k
     tangents or input cotangents); ``positions[i]`` is where the i-th nonzero
-    (CSR order) sits in it, flattened: the decompression of
-    :mod:`dualad.sparse.coloring` run once on those positions instead of values.
+    (CSR order) sits in it, flattened: the prepared pattern's ``positions()``.
     """
 
     def __init__(self, prepared: SparseJacobian | SparseHessian, kind: str,
                  x_shape: tuple, dtype: np.dtype) -> None:
         self.prepared, self.kind, self.dtype = prepared, kind, np.dtype(dtype)
-        pattern, colors = prepared.pattern, np.asarray(prepared.colors)
-        self.shape, self.passes = pattern.shape, prepared.passes
-        (m, n), k = self.shape, self.passes
-        if kind == "rev":  # rows coloured: the block is (k, n), as the pattern's columns
-            block = np.arange(k * n, dtype=np.int64).reshape(k, n)
-            located = coloring.decompress_rows(pattern, colors, block)
-        else:  # columns coloured: the block read as (m, k) is the passes' (k, m) transposed
-            block = np.arange(k * m, dtype=np.int64).reshape(k, m).T
-            decompress = (coloring.decompress_star if kind == "hessian" else
-                          coloring.decompress_columns)
-            located = decompress(pattern, colors, block)
-        self.cols, self.indptr = located.indices, located.indptr  # canonical CSR: sorted
+        colors = np.asarray(prepared.colors)
+        self.shape, self.passes = prepared.pattern.shape, prepared.passes
+        k = self.passes
+        self.cols, self.indptr = prepared.structure  # canonical CSR: sorted
         index = np.int32 if k * max(self.shape) < 2**31 else np.int64
         seeds = (colors == np.arange(k)[:, None]).astype(self.dtype)
         if kind != "rev":
             seeds = seeds.reshape((k,) + tuple(x_shape))
         with jax.enable_x64(True):
             self.seeds = jnp.asarray(seeds)
-            self.positions = jnp.asarray(located.data.astype(index))
+            self.positions = jnp.asarray(prepared.positions().astype(index))
         self._bcoo_indices = None
         self._lock = threading.Lock()
 

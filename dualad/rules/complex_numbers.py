@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..dual import primal_value
-from ..operands import complex_error
+from ..operands import complex_error, is_complex
 from ..primitive import (COMPLEX_FUNCTIONS, UFUNC_HANDLERS, Primitive, qualified_name,
                          register_function)
 from . import elementwise as _e
@@ -54,14 +54,6 @@ LINEAR = (
 )
 for _prim in HOLOMORPHIC + LINEAR:
     _prim.complex_ok = True
-
-
-def is_complex(x: Any) -> bool:
-    """Whether ``x`` (an array, a Dual, a recorded tangent, a list of them) is complex."""
-    if type(x) is list or type(x) is tuple:
-        return any(is_complex(v) for v in x)
-    dtype = getattr(x, "dtype", None)
-    return isinstance(x, complex) if dtype is None else np.dtype(dtype).kind == "c"
 
 
 def _real_dtype(dtype: np.dtype) -> np.dtype:

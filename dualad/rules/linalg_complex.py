@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..operands import is_complex
+from .elementwise import absolute as _real_absolute
 from .elementwise import conjugate, where
 from .shape import _swapaxes, shape_of
-
-
-def is_complex(x) -> bool:
-    """Whether ``x`` (an array, a Dual or a recorded tangent) holds complex numbers."""
-    dtype = getattr(x, "dtype", None)
-    return (np.result_type(x) if dtype is None else np.dtype(dtype)).kind == "c"
 
 
 def conj(x):
@@ -36,6 +32,14 @@ def real(x):
         return x
     from .complex_numbers import real as real_part  # declared after the rule table
     return real_part(x)
+
+
+def absolute(x):
+    """|x|, of complex x too (hypot of its parts)."""
+    if not is_complex(x):
+        return _real_absolute(x)
+    from .complex_numbers import absolute as complex_absolute  # declared after the table
+    return complex_absolute(x)
 
 
 def imag(x):

@@ -11,20 +11,11 @@ import numpy as np
 from ..dual import primal_value
 from ..primitive import COMPLEX_FUNCTIONS, implements
 from .decompositions import svd_values
-from .elementwise import absolute as _real_absolute
 from .elementwise import divide, multiply, power
 from .linalg import inv
-from .linalg_complex import is_complex
+from .linalg_complex import absolute, is_complex
 from .reductions import _max, _min, _sum, l2_norm, normalize_axes, sum_
 from .shape import _moveaxis, getitem, normalize_axis, reshape, shape_of, transpose
-
-
-def absolute(x):
-    """|x|, of complex x too (hypot of its parts)."""
-    if not is_complex(x):
-        return _real_absolute(x)
-    from .complex_numbers import absolute as complex_absolute  # declared after the table
-    return complex_absolute(x)
 
 
 @implements(np.linalg.norm)

@@ -11,6 +11,7 @@ import numpy as np
 from ..dual import primal_value
 from ..primitive import COMPLEX_FUNCTIONS, Primitive, implements
 from .elementwise import divide, equal, greater, multiply, sqrt, square, where
+from .linalg_complex import imag, is_complex, real
 from .shape import (_diagonal, _ravel, broadcast_to, concatenate, getitem, normalize_axis,
                     reshape, shape_of, transpose)
 
@@ -241,8 +242,7 @@ def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=No
     if count == 1:  # a - mean(a) is 0 whatever a is: a constant, derivative 0 (std too)
         a = primal_value(a)
     centred = a - _mean(a, axes, keepdims=True)
-    if np.iscomplexobj(primal_value(centred)):  # mean |a - mean(a)|², real (NumPy's)
-        from .complex_numbers import imag, real  # declared after the rule table
+    if is_complex(centred):  # mean |a - mean(a)|², real (NumPy's)
         squares = square(real(centred)) + square(imag(centred))
     else:
         squares = square(centred)

@@ -90,15 +90,21 @@ class _Prepared:
                                   chunk_size)
         if replay is None:  # a recording takes twice a pass's memory: only one pass
             replay = REPLAY_BY_DEFAULT and self.passes <= self.per_pass
-        self._structure = (structure.indices, structure.indptr)
+        #: ``(indices, indptr)`` of the result's CSR structure.
+        self.structure = (structure.indices, structure.indptr)
+        self._length = length
         self._values = lambda block: values(structure, self.colors,
                                             block if by_rows else block.T)
-        self._positions = None
-        if replay:  # where each nonzero is in the block: one gather per call
-            size = self.passes * length
-            positions = np.arange(size, dtype=np.int32 if size < 2**31 - 1 else np.int64)
-            self._positions = self._values(positions.reshape(self.passes, length))
+        # A replayed problem gathers with a kept index; a large one decompresses anew.
+        self._positions = self.positions() if replay else None
         self._nonzeros = replayed(self._interpret, argnum, replay, fun)
+
+    def positions(self) -> np.ndarray:
+        """Where each nonzero (in the order of :attr:`structure`) is in the flattened
+        ``(passes, length)`` compressed block: the decompression run on 0, 1, 2, ..."""
+        size = self.passes * self._length
+        positions = np.arange(size, dtype=np.int32 if size < 2**31 - 1 else np.int64)
+        return self._values(positions.reshape(self.passes, self._length))
 
     def __call__(self, *args: Any) -> sparse.csr_array:
         """The matrix at ``args`` (of the shapes it was prepared for), a CSR array."""
@@ -106,7 +112,7 @@ class _Prepared:
         if np.shape(x) != self.shape:
             raise ValueError(f"this {type(self).__name__} was prepared for shape "
                              f"{self.shape}, got {np.shape(x)}")
-        return sparse.csr_array((self._nonzeros(*args), *self._structure),
+        return sparse.csr_array((self._nonzeros(*args), *self.structure),
                                 shape=self.pattern.shape)
 
     def _interpret(self, *args: Any) -> np.ndarray:
