@@ -175,7 +175,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     check_chunk_size(chunk_size)
     check_argnums(argnums)
 
-    def jacfun(*args):
+    def jacfun(fun, *args):
         inputs = Inputs(args, argnums, "jacfwd", holomorphic)
         joined = JoinedChunks(inputs)
         for start, stop in inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize)):
@@ -196,7 +196,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         jac = out_tree.unflatten([inputs.unflatten(inputs.split(t)) for t in per_output])
         return (jac, aux) if has_aux else jac
 
-    return replayed(jacfun, argnums, replay and seed_placement is None, fun)
+    return replayed(jacfun, fun, argnums, replay and seed_placement is None)
 
 
 jacobian = jacfwd
@@ -223,7 +223,7 @@ def derivative(fun: Callable, argnums: int = 0, *,
 
     check_argnums(argnums, single=True)
 
-    def deriv(*args):
+    def deriv(fun, *args):
         x = Inputs(args, argnums, "derivative", complex_ok=True).leaves[0]
         if x.shape != ():
             raise ValueError(f"derivative() is for functions of one scalar, but argument "
@@ -234,7 +234,7 @@ def derivative(fun: Callable, argnums: int = 0, *,
 
         return _jvp(along, (x,), (np.ones((), x.dtype),), False, False)[1]
 
-    return replayed(deriv, argnums, replay, fun)
+    return replayed(deriv, fun, argnums, replay)
 
 
 # -- seeding and reading -------------------------------------------------------

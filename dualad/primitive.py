@@ -58,6 +58,9 @@ FUNCTION_HANDLERS: dict[Callable, Callable] = {}
 #: dualad.rules.complex_numbers); the others refuse them.
 COMPLEX_FUNCTIONS: set[Callable] = set()
 NON_DIFFERENTIABLE: set[Callable] = set()
+#: NumPy functions (and ufuncs) whose implementation a user registered: their code
+#: is the user's, which a replay must run on every call (dualad.replay).
+USER_FUNCTIONS: set[Callable] = set()
 #: Every primitive ever declared, so a backend can give each its kernel.
 PRIMITIVES: list[Primitive] = []
 
@@ -198,7 +201,7 @@ class Primitive:
 
     __slots__ = ("name", "kernels", "impl", "partials", "jvp_rule", "transpose_rule",
                  "linear", "shape_rule", "nonfinite_partials", "pattern", "complex_ok",
-                 "__weakref__")
+                 "builtin", "__weakref__")
 
     def __init__(
         self,
@@ -232,6 +235,8 @@ class Primitive:
         self.nonfinite_partials = nonfinite_partials
         self.pattern = pattern
         self.complex_ok = complex_ok
+        #: Whether dualad declared it (a user's kernel and rule are the user's code).
+        self.builtin = _declared_by_dualad()
         PRIMITIVES.append(self)
 
     def _dispatch(self, *args: Any, **params: Any) -> Any:
@@ -300,7 +305,24 @@ def register_function(numpy_function: Callable, implementation: Callable) -> Cal
     """
     table = UFUNC_HANDLERS if isinstance(numpy_function, np.ufunc) else FUNCTION_HANDLERS
     table[numpy_function] = implementation
+    if not _declared_by_dualad():
+        USER_FUNCTIONS.add(numpy_function)
     return implementation
+
+
+def _declared_by_dualad() -> bool:
+    """Whether the caller of the caller is dualad's own rule table (not a user's
+    ``defprimitive``, ``custom_jvp`` or ``register_function``)."""
+    import sys
+
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__") in ("dualad.primitive",
+                                                                      "dualad.custom"):
+        if frame.f_globals.get("__name__") == "dualad.custom":
+            return False
+        frame = frame.f_back
+    module = frame.f_globals.get("__name__", "") if frame is not None else ""
+    return module == "dualad" or module.startswith("dualad.")
 
 
 def implements(*numpy_functions: Callable) -> Callable[[Callable], Callable]:

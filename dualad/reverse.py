@@ -353,7 +353,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
 
     check_argnums(argnums)
 
-    def value_and_grad_fun(*args):
+    def value_and_grad_fun(fun, *args):
         inputs = Inputs(args, argnums, "grad", holomorphic, complex_ok=True)
         leaves, out_vars, out_tree, aux, tape, in_vars = _linearize(
             fun, inputs, nan_safe, has_aux, "grad")
@@ -372,7 +372,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         gradient = inputs.unflatten([ops.getitem(c, index=(0,)) for c in in_cts])
         return ((value, aux) if has_aux else value), gradient
 
-    return replayed(value_and_grad_fun, argnums, replay, fun)
+    return replayed(value_and_grad_fun, fun, argnums, replay)
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, *,
@@ -407,14 +407,15 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     >>> dualad.grad(f)(np.array([2.0, 5.0]))
     array([5.5       , 1.71633781])
     """
-    value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic=holomorphic,
-                                        nan_safe=nan_safe, replay=False)
 
-    def grad_fun(*args):
+    def grad_fun(fun, *args):
+        value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic=holomorphic,
+                                            nan_safe=nan_safe, replay=False)
         (value, gradient) = value_and_grad_fun(*args)
         return (gradient, value[1]) if has_aux else gradient
 
-    return replayed(grad_fun, argnums, replay, fun)
+    check_argnums(argnums)
+    return replayed(grad_fun, fun, argnums, replay)
 
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int | None = None,
@@ -465,7 +466,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
 
     check_argnums(argnums)
 
-    def jacfun(*args):
+    def jacfun(fun, *args):
         inputs = Inputs(args, argnums, "jacrev", holomorphic, complex_ok=True)
         primal_leaves, out_vars, out_tree, aux, tape, in_vars = _linearize(
             fun, inputs, nan_safe, has_aux, "jacrev")
@@ -485,7 +486,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         jac = out_tree.unflatten([inputs.unflatten(b) for b in blocks])
         return (jac, aux) if has_aux else jac
 
-    return replayed(jacfun, argnums, replay and seed_placement is None, fun)
+    return replayed(jacfun, fun, argnums, replay and seed_placement is None)
 
 
 def _rows_of(ct, lo: int, hi: int, out_shape: tuple):

@@ -101,7 +101,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
                       chunk_size=chunk_size, holomorphic=True, seed_placement=seed_placement,
                       replay=replay)
 
-    def hessfun(*args):
+    def hessfun(fun, *args):
         inputs = Inputs(args, argnums, "hessian")
         if mode == "fwd-rev" or (mode == "auto" and inputs.n > HYPERDUAL_MAX_N):
             return _hessian_fwd_rev(fun, inputs, chunk_size, seed_placement)
@@ -123,7 +123,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
                               for col in inputs.split(h, axis=1)])
             for h in per_output])
 
-    return replayed(hessfun, argnums, replay and seed_placement is None, fun)
+    return replayed(hessfun, fun, argnums, replay and seed_placement is None)
 
 
 def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
@@ -235,7 +235,7 @@ def second_derivative(fun: Callable, argnums: int = 0, *,
 
     check_argnums(argnums, single=True)
 
-    def deriv2(*args):
+    def deriv2(fun, *args):
         x = as_float_array(args[argnums], complex_ok=True)
         if np.shape(x) != ():
             raise ValueError(f"second_derivative() is for functions of one scalar, but "
@@ -250,7 +250,7 @@ def second_derivative(fun: Callable, argnums: int = 0, *,
         finally:
             tag1.live = tag2.live = False
 
-    return replayed(deriv2, argnums, replay, fun)
+    return replayed(deriv2, fun, argnums, replay)
 
 
 # -- passes and assembly ------------------------------------------------------------

@@ -131,6 +131,8 @@ def is_view(base: Dual, value: Any, make: Callable[[Any], Any]) -> bool:
     stand-ins of the same shapes, so that writes follow NumPy's rules there too."""
     if type(value) is np.ndarray:
         return value.base is not None and np.may_share_memory(value, primal_value(base))
+    if isinstance(value, np.ndarray):  # a replay's recording: traced values share memory
+        return np.may_share_memory(value, primal_value(base))
     if backend_of((value,)) == "numpy":
         return False  # a NumPy or Python scalar: a copy
     standing = stand_in(base)

@@ -1,19 +1,26 @@
-"""Trace once, replay many: the NumPy calls of a transform, without the interpreter.
+"""Trace once, replay many, with the user's function running on every call.
 
 A transform call spends most of its time, on small and medium arrays, in Python:
-boxing values in Duals, dispatching each NumPy call to the rule table, evaluating
-rules. The replay records, once per input signature, the NumPy calls the
-interpreter makes (primal kernels, partials, tangent products, the reverse
-sweep's transposes) and runs them again directly, as one generated Python
-function. The interpreter stays the reference: a recording is checked bit for
-bit against it before it is trusted, and anything it cannot see (a branch on a
-value, a buffer handed to C code) keeps the interpreter.
+boxing values in Duals, dispatching each NumPy call to the rule table,
+evaluating rules. The replay records, once per input signature, the NumPy calls
+the interpreter makes for each operation of the user's function (primal kernels,
+partials, tangent products) and for the transform around it (seeding, the reverse
+sweep, assembling the Jacobian). Later calls run the user's function again, on
+light values that carry only the primal (:class:`~dualad.replay.live.Live`),
+check each operation against the recording — the same operation on the same
+values, constants identical bit for bit — and run that operation's recorded
+NumPy calls. The first difference hands the rest of the call to the interpreter.
+So a replayed call returns what the interpreter would, bit for bit, whatever
+the function reads or does between calls.
 """
 
-from .cache import (CACHE_SIZE, REPLAY_BY_DEFAULT, Replayed, identical, replayed,
-                    replayed_call)
-from .program import GuardFailed, Program
+from .cache import (CACHE_SIZE, REPLAY_BY_DEFAULT, Interpreted, Replayed, identical,
+                    replayed, replayed_call)
+from .live import Live
+from .program import GuardFailed
+from .recording import Recording
 from .tracing import Recorder, Traced, Unrecordable
 
-__all__ = ["CACHE_SIZE", "REPLAY_BY_DEFAULT", "Replayed", "identical", "replayed",
-           "replayed_call", "GuardFailed", "Program", "Recorder", "Traced", "Unrecordable"]
+__all__ = ["CACHE_SIZE", "REPLAY_BY_DEFAULT", "Interpreted", "Replayed", "identical",
+           "replayed", "replayed_call", "Live", "GuardFailed", "Recording", "Recorder",
+           "Traced", "Unrecordable"]

@@ -1,32 +1,31 @@
 """The replay cache in front of a transform's interpreter.
 
-:class:`Replayed` wraps the function a transform returns (``jacfwd(f)``,
-``grad(f)``, ...). For each input signature — the pytree structure, the shape,
-dtype and strides of each differentiated array, the type of each Python float,
-and the value of every other argument — it goes through three stages:
+:class:`Replayed` wraps a transform's interpreter, ``body(fun, *args)`` (the
+body of ``jacfwd(f)``, ``grad(f)``, ...). For each input signature — the number
+of arguments, the names of keyword arguments, and the pytree structure, type,
+shape, dtype and strides of each differentiated leaf — it goes through three
+stages:
 
 1. the first call runs the interpreter (a transform used once costs nothing more);
-2. the second call records the NumPy calls of the interpreter into a
-   :class:`~dualad.replay.program.Program`, twice: the second time the traced
-   arrays' memory holds other numbers than their values, so that a value read
-   where the recording cannot see (``np.asarray``, C code) shows up as a
-   difference between the two; then it returns the program's replay;
-3. the replay is checked bit for bit against the interpreter at a point next to
-   the recorded one (or, if that cannot tell, at the next call with other values);
-   from then on the replay alone runs.
+2. the second call runs it on traced arrays and records, while the user's
+   function runs on :class:`~dualad.replay.live.Live` values, the NumPy calls of
+   each of its operations (:class:`~dualad.replay.recording.Recording`); the same
+   recording is made a second time from the operations alone, with the traced
+   arrays' memory holding other numbers, and the two must be the same (a rule
+   that reads a value where the recording cannot see it keeps the interpreter);
+3. later calls run the user's function on Live values, operation by operation
+   against the recording (see :mod:`dualad.replay.live`); at the first difference
+   the call continues in the interpreter (:mod:`dualad.replay.coroutine`).
 
-A guard that fails (a branch taken differently) makes that call run the
-interpreter and the next one record the new branch (a signature whose branches
-keep changing keeps the interpreter after MAX_GUARD_FAILURES); a signature whose
-recording fails, or whose replay differs from the interpreter, keeps the
-interpreter for good. Python floats among the other arguments (an ODE's ``t``)
-are traced too, as :class:`~dualad.replay.tracing.TracedFloat`. The cache is bounded (the
-signature changed least recently goes first) and belongs to the transformed
-function, so a new closure per call grows nothing.
+Nothing but the signature is keyed: whatever the function reads (globals,
+attributes, closures, arrays written in place, its other arguments) is checked
+where it meets an operation, bit for bit, on every call. The cache is bounded
+(the signature used least recently goes first).
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
 import threading
 import weakref
@@ -37,11 +36,15 @@ from typing import Any
 import numpy as np
 import optree
 
-from .program import GuardFailed, Program
-from .tracing import Recorder, Unrecordable, same_recording
+from ..dual import Dual
+from .coroutine import Coroutine
+from .live import INTERPRETING, RECORDING, REPLAYING, Opaque, Session, replay_log
+from .program import GuardFailed
+from .recording import Recording, Unreplayable, output_template
+from .tracing import Recorder, Traced, same_recording
 
-__all__ = ["Replayed", "replayed", "replayed_call", "leaves_of_arguments", "identical",
-           "REPLAY_BY_DEFAULT", "CACHE_SIZE"]
+__all__ = ["Replayed", "replayed", "replayed_call", "identical", "REPLAY_BY_DEFAULT",
+           "CACHE_SIZE", "Interpreted"]
 
 #: Whether transforms replay unless told ``replay=False``; the environment
 #: variable ``DUALAD_REPLAY=0`` turns it off for the process.
@@ -50,19 +53,12 @@ REPLAY_BY_DEFAULT = os.environ.get("DUALAD_REPLAY", "1") not in ("0", "false", "
 #: Input signatures remembered per transformed function.
 CACHE_SIZE = 8
 
-#: Guard failures (each followed by a new recording) after which a signature keeps
-#: the interpreter.
-MAX_GUARD_FAILURES = 8
-
-class _Seen:
-    """A signature seen once (or whose branch changed): the next call records it."""
-
-    __slots__ = ("failures",)
-
-    def __init__(self, failures: int = 0) -> None:
-        self.failures = failures  # guard failures of its earlier recordings
 #: Argument types taken as they are, with no pytree flattening.
 _FLAT = frozenset({np.ndarray, float, int})
+
+
+class _Seen:
+    """A signature seen once: the next call records it."""
 
 
 class Interpreted:
@@ -77,113 +73,70 @@ class Interpreted:
         return f"Interpreted({self.reason!r})"
 
 
-class _Entry:
-    __slots__ = ("program", "out_tree", "fixed", "recorded", "verified", "failures")
-
-    def __init__(self, program: Program, out_tree: Any, fixed: list, recorded: list) -> None:
-        self.program, self.out_tree = program, out_tree
-        self.fixed = fixed          # (leaf position, bytes) of the other array arguments
-        self.recorded = recorded    # the differentiated inputs' bytes at the recording
-        self.verified = False
-        self.failures = 0
-
-
 class Replayed:
-    """``interpret`` (a transformed function) with a replay cache in front.
+    """A transform's interpreter ``body(fun, *args)`` with a replay cache in front.
 
-    ``differentiated(tree)`` gives, for the pytree structure of ``args``, the
-    positions of the leaves whose values the recording traces (see
-    :func:`leaves_of_arguments`); every other leaf is part of the signature by value.
+    ``argnums`` are the positions of the arguments whose leaves are traced (every
+    argument if None); ``fun`` is the user's function (or None, given at each
+    :meth:`run`). Keyword arguments go to ``fun`` as they are, undifferentiated.
     """
 
-    def __init__(self, interpret: Callable, differentiated: Callable[[Any], Sequence[int]],
-                 maxsize: int = CACHE_SIZE, fun: Callable | None = None) -> None:
-        self.interpret = interpret
-        self.differentiated = differentiated
-        self.captured = captured_by(fun)
+    def __init__(self, body: Callable, fun: Callable | None,
+                 argnums: int | Sequence[int] | None, maxsize: int = CACHE_SIZE) -> None:
+        self.body = body
+        self.fun = fun
+        self.argnums = (argnums,) if isinstance(argnums, (int, np.integer)) else argnums
         self.maxsize = maxsize
         self.entries: OrderedDict = OrderedDict()
-        self._positions: dict = {}
         self.lock = threading.Lock()
 
-    def __call__(self, *args: Any) -> Any:
-        for a in args:
-            if type(a) not in _FLAT:
-                leaves, tree = optree.tree_flatten(args)
-                break
-        else:  # arrays and numbers only, the common case: no pytree to flatten
-            leaves, tree = args, len(args)
-        positions = self._positions.get(tree)
-        if positions is None:
-            positions = self._positions_of(tree, args)
-        key = self._signature(tree, leaves, positions) if positions else None
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.run(self.fun, args, kwargs)
+
+    def run(self, fun: Callable, args: tuple, kwargs: dict) -> Any:
+        if kwargs:
+            fun = _with_keywords(fun, kwargs)
+        key = self._signature(args, kwargs)
         if key is None:
-            return self.interpret(*args)
+            return self.body(fun, *args)
         entry = self.entries.get(key)
         if entry is None:
             self._remember(key, _Seen())
-            return self.interpret(*args)
-        if type(entry) is Interpreted:
-            return self.interpret(*args)
-        inputs = [x if type(x) is np.ndarray else np.asarray(x)
-                  for x in [leaves[i] for i in positions]]
-        # The other Python floats (an ODE's t) are traced too, as TracedFloat.
-        floats = [i for i, leaf in enumerate(leaves) if type(leaf) is float
-                  and i not in positions]
-        inputs += [leaves[i] for i in floats]
+            return self.body(fun, *args)
+        if type(entry) is Recording:
+            return self._replay(entry, fun, args)
         if type(entry) is _Seen:
-            return self._record(key, args, leaves, tree, positions, floats, inputs,
-                                entry.failures)
-        for i, data in entry.fixed:
-            if leaves[i].tobytes() != data:
-                return self.interpret(*args)  # an argument of the same shape, other values
-        if not entry.verified:
-            return self._verify(key, entry, args, inputs)
-        try:
-            return entry.out_tree.unflatten(entry.program.run(*inputs))
-        except GuardFailed:  # another branch: record it at the next call
-            entry.failures += 1
-            self._remember(key, _Seen(entry.failures) if entry.failures < MAX_GUARD_FAILURES
-                           else Interpreted("its branches change from call to call"))
-        except Exception as error:  # a replay that cannot run these values
-            self._remember(key, Interpreted(f"the replay raised {error!r}"))
-        return self.interpret(*args)
+            return self._record(key, fun, args)
+        return self.body(fun, *args)
 
-    def _positions_of(self, tree: Any, args: tuple) -> tuple:
-        """The traced leaves' positions for this structure of arguments (remembered);
-        empty when the interpreter should say what is wrong with them."""
-        spec = optree.tree_structure(args) if type(tree) is int else tree
-        positions = tuple(self.differentiated(spec) or ())
-        with self.lock:
-            if len(self._positions) >= self.maxsize:
-                self._positions.clear()
-            self._positions[tree] = positions
-        return positions
+    # -- signatures --------------------------------------------------------------------
 
-    def _signature(self, tree: Any, leaves: list, positions: tuple) -> tuple | None:
+    def _positions(self, args: tuple) -> Sequence[int] | None:
+        if self.argnums is None:
+            return range(len(args))
+        if not all(-len(args) <= i < len(args) for i in self.argnums):
+            return None  # the interpreter says what is wrong
+        return [i % len(args) for i in self.argnums]
+
+    def _signature(self, args: tuple, kwargs: dict) -> tuple | None:
         """The cache key of a call: None when it cannot be replayed (an array
-        subclass, another library's array, an unhashable argument)."""
-        parts: list = [tree]
-        if self.captured:  # a global or closure variable of fun bound anew: record anew
-            parts.append(tuple([_identity(where, name) for where, name in self.captured]))
-        for i, leaf in enumerate(leaves):
-            kind = type(leaf)
-            if kind is np.ndarray:
-                if leaf.dtype.hasobject:
-                    return None
-                parts.append((leaf.shape, leaf.dtype, leaf.strides))
-            elif i in positions or kind is float:
-                if not (kind is float or kind is int or isinstance(leaf, np.generic)):
-                    return None
-                parts.append(kind)  # the type fixes the dtype
-            elif isinstance(leaf, np.ndarray):
-                return None
+        subclass, another library's array, an object array)."""
+        positions = self._positions(args)
+        if positions is None:
+            return None
+        parts: list = [len(args), tuple(kwargs) if kwargs else None]
+        for i in positions:
+            arg = args[i]
+            if type(arg) in _FLAT:
+                part = _leaf_signature(arg)
             else:
-                try:
-                    hash(leaf)
-                except TypeError:
+                leaves, tree = optree.tree_flatten(arg)
+                part = [tree] + [_leaf_signature(leaf) for leaf in leaves]
+                if None in part:
                     return None
-                parts.append((kind, leaf))
+            if part is None:
+                return None
+            parts.append(part if type(part) is not list else tuple(part))
         return tuple(parts)
 
     def _remember(self, key: tuple, value: Any) -> None:
@@ -193,129 +146,254 @@ class Replayed:
             while len(self.entries) > self.maxsize:
                 self.entries.popitem(last=False)
 
-    def _record(self, key, args, leaves, tree, positions, floats, inputs,
-                failures: int = 0) -> Any:
-        # The other arrays are frozen copies: the program may hold them as constants.
-        frozen = [(i, np.array(leaf)) for i, leaf in enumerate(leaves)
-                  if i not in positions and type(leaf) is np.ndarray]
-        try:
-            recorder, traced, out_leaves, out_tree = self._trace(
-                leaves, tree, positions + tuple(floats), inputs, frozen, poisoned=False)
-            # Once more with the arrays' memory poisoned: a value that left the
-            # recording unseen (np.asarray, C code) comes out different.
-            twin = self._trace(leaves, tree, positions + tuple(floats), inputs, frozen,
-                               poisoned=True)
-            if not same_recording(recorder, out_leaves, twin[0], twin[2]):
-                raise Unrecordable("a recorded value was read where the recording cannot see")
-            program = Program(recorder, traced, out_leaves)
-        except (Unrecordable, Exception) as why:
-            self._remember(key, Interpreted(f"recording failed: {why}"))
-            return self.interpret(*args)
-        entry = _Entry(program, out_tree, [(i, c.tobytes()) for i, c in frozen],
-                       [_bytes(x) for x in inputs])
-        entry.failures = failures
-        agrees = self._probe(entry, leaves, tree, positions, inputs)
-        entry.verified = agrees is True
-        self._remember(key, entry if agrees is not False else
-                       Interpreted("its replay differs from the interpreter"))
-        try:
-            return out_tree.unflatten(program.run(*inputs))
-        except Exception as error:  # not even on the recorded inputs
-            self._remember(key, Interpreted(f"the replay raised {error!r}"))
-            return self.interpret(*args)
+    def _leaves(self, args: tuple) -> tuple[list, Callable[[list], tuple]]:
+        """The differentiated leaves of ``args``, and a function putting others in
+        their places (the other arguments stay the same objects)."""
+        positions = list(self._positions(args))
+        trees, leaves = [], []
+        for i in positions:
+            if type(args[i]) in _FLAT:
+                trees.append(None)
+                leaves.append(args[i])
+            else:
+                found, tree = optree.tree_flatten(args[i])
+                trees.append(tree)
+                leaves += found
 
-    def _probe(self, entry: _Entry, leaves, tree, positions, inputs) -> bool | None:
-        """Whether the replay agrees bit for bit with the interpreter at a point near
-        the recorded one (every input moved by about 10⁻⁶ of itself); None when the
-        probe cannot tell (an input that is not float, the interpreter raised, a
-        guard failed), which leaves the check to the next call with other values."""
-        arrays, floats = inputs[:len(positions)], inputs[len(positions):]
-        probe = [x * (1.0 + 1e-6 * np.cos(np.arange(x.size) + 1.0).reshape(x.shape))
-                 if x.dtype.kind == "f" else None for x in arrays]
-        if any(p is None or p.dtype != x.dtype for p, x in zip(probe, arrays)):
-            return None
-        moved = list(leaves)
-        for i, p in zip(positions, probe):
-            moved[i] = p
-        probe += floats
+        def put(new: list) -> tuple:
+            out, at = list(args), 0
+            for i, tree in zip(positions, trees):
+                if tree is None:
+                    out[i], at = new[at], at + 1
+                else:
+                    out[i] = tree.unflatten(new[at:at + tree.num_leaves])
+                    at += tree.num_leaves
+            return tuple(out)
+
+        return leaves, put
+
+    # -- recording -----------------------------------------------------------------------
+
+    def _record(self, key: tuple, fun: Callable, args: tuple) -> Any:
+        leaves, put = self._leaves(args)
+        recorder = Recorder()
+        traced = [recorder.input(np.asarray(leaf)) for leaf in leaves]
+        traced_args = put(traced)
+        session = Session(RECORDING, recorder)
+        seen: dict = {}
+
+        def hook(*fargs: Any) -> Any:
+            if seen:  # the transform calls the function again (chunks): no replay
+                session.broken = "the transform calls the function more than once"
+                return fun(*fargs)
+            seen["called"] = len(recorder.operations)
+            live_args, seen["arguments"] = _live_arguments(fargs, traced_args, session)
+            out = fun(*live_args)
+            try:
+                seen["output"] = output_template(out, session)
+            except Opaque as why:
+                session.broken = session.broken or f"the function's result: {why}"
+                seen["output"] = None
+            seen["returned"] = len(recorder.operations)
+            seen["log"] = list(session.log)
+            return _unwrapped(out, session)
+
+        try:
+            result = self.body(hook, *traced_args)
+        finally:
+            session.finish()
+        result_leaves, result_tree = optree.tree_flatten(result)
+        plain = result_tree.unflatten([_plain(leaf) for leaf in result_leaves])
+        try:
+            if not seen:
+                raise Unreplayable("the transform did not call the function")
+            recording = Recording(session, recorder, traced, seen["arguments"], seen["output"],
+                                  (seen["called"], seen["returned"]), result_leaves,
+                                  result_tree)
+            self._check_twin(recorder, result_leaves, leaves, put, seen, recording)
+        except (Unreplayable, Opaque) as why:
+            self._remember(key, Interpreted(str(why)))
+        else:
+            self._remember(key, recording)
+        return plain
+
+    def _check_twin(self, recorder: Recorder, result_leaves: list, leaves: list,
+                    put: Callable, seen: dict, recording: Recording) -> None:
+        """Record the call again from its operations alone, with the traced arrays'
+        memory holding other numbers: a value read where the recording cannot see it
+        (NumPy's ``np.asarray``, C code) shows up as a difference."""
+        twin = Recorder(poisoned=True)
+        traced = [twin.input(np.asarray(leaf)) for leaf in leaves]
+
+        def hook(*fargs: Any) -> Any:
+            duals = _duals_of(fargs, recording.arguments)
+            replay_log(seen["log"], duals)
+            tree, expected = recording.output
+            return tree.unflatten([_from_template(e, duals) for e in expected])
+
         try:
             with np.errstate(all="ignore"):
-                expected = self.interpret(*(moved if type(tree) is int
-                                            else tree.unflatten(moved)))
-                replayed = entry.out_tree.unflatten(entry.program.run(*probe))
-        except Exception:
-            return None
-        return identical(expected, replayed)
+                out = self.body(hook, *put(traced))
+        except Exception as error:
+            raise Unreplayable(f"the recording's twin raised {error!r}") from None
+        if not same_recording(recorder, result_leaves, twin, optree.tree_leaves(out)):
+            raise Unreplayable("a recorded value was read where the recording cannot see")
 
-    def _trace(self, leaves, tree, positions, inputs, frozen, poisoned: bool) -> tuple:
-        recorder = Recorder(poisoned)
-        traced = [recorder.input_float(x) if type(x) is float else recorder.input(x)
-                  for x in inputs]
-        replaced = list(leaves)
-        for i, t in zip(positions, traced):
-            replaced[i] = t
-        for i, copy in frozen:
-            replaced[i] = copy
-        out = self.interpret(*(replaced if type(tree) is int else tree.unflatten(replaced)))
-        out_leaves, out_tree = optree.tree_flatten(out)
-        if recorder.failed:
-            raise Unrecordable(recorder.failed)
-        return recorder, traced, out_leaves, out_tree
+    # -- replaying -------------------------------------------------------------------------
 
-    def _verify(self, key, entry: _Entry, args: tuple, inputs: list) -> Any:
-        if all(_bytes(x) == data for x, data in zip(inputs, entry.recorded)):
-            return entry.out_tree.unflatten(entry.program.run(*inputs))
-        expected = self.interpret(*args)
+    def _replay(self, recording: Recording, fun: Callable, args: tuple) -> Any:
+        leaves, _ = self._leaves(args)
+        session = Session(REPLAYING, recording, recording.nested)
+        registers = session.registers = [None] * recording.registers
+        for slot, leaf in zip(recording.inputs, leaves):
+            registers[slot] = leaf if type(leaf) is np.ndarray else np.asarray(leaf)
         try:
-            replayed = entry.out_tree.unflatten(entry.program.run(*inputs))
+            recording.prepare(registers)
         except GuardFailed:
-            return expected
-        except Exception:
-            replayed = None
-        if identical(expected, replayed):
-            entry.verified = True
+            return self.body(fun, *args)
+        context = contextvars.copy_context()
+        interpreter: list[Coroutine] = []
+
+        def materialize() -> None:
+            coroutine = Coroutine(self.body, args, {}, context)
+            interpreter.append(coroutine)
+            fargs, _ = coroutine.arguments()
+            duals = _duals_of(fargs, recording.arguments)
+            replay_log(session.log, duals)
+            session.duals = duals
+            session.mode = INTERPRETING
+
+        session.materialize = materialize
+        try:
+            out = fun(*_replayed_arguments(recording.arguments, args, session))
+            if session.mode == REPLAYING:
+                if session.position == len(recording.steps) \
+                        and recording.output_matches(out, session):
+                    try:
+                        return recording.result_tree.unflatten(recording.complete(registers))
+                    except GuardFailed:
+                        pass
+                materialize()
+            return interpreter[0].finish(_unwrapped(out, session))
+        except BaseException:
+            if interpreter:
+                interpreter[0].cancel()
+            raise
+        finally:
+            session.finish()
+
+
+def _with_keywords(fun: Callable, kwargs: dict) -> Callable:
+    return lambda *args: fun(*args, **kwargs)
+
+
+def _leaf_signature(leaf: Any) -> Any:
+    kind = type(leaf)
+    if kind is np.ndarray:
+        return None if leaf.dtype.hasobject else (leaf.shape, leaf.dtype, leaf.strides)
+    if kind is float or kind is int or kind is complex:
+        return kind
+    if isinstance(leaf, np.generic) and not isinstance(leaf, np.object_):
+        return kind
+    return None
+
+
+def _live_arguments(fargs: tuple, traced_args: tuple, session: Session) -> tuple[list, list]:
+    """The function's arguments with the interpreter's Duals as Live values, and how
+    a replay makes them (:func:`_replayed_arguments`)."""
+    live_args, spec = [], []
+    for i, a in enumerate(fargs):
+        if i < len(traced_args) and a is traced_args[i] and not isinstance(a, Dual):
+            live_args.append(a)
+            spec.append(("arg", i))
+            continue
+        leaves, tree = optree.tree_flatten(a)
+        lives = []
+        for leaf in leaves:
+            if not isinstance(leaf, Dual):
+                session.broken = "an argument that is not a Dual"
+                lives.append(leaf)
+                continue
+            value = leaf
+            while isinstance(value, Dual):
+                value = value.primal
+            session.nested = session.nested or isinstance(leaf.primal, Dual)
+            traced = isinstance(value, Traced)
+            lives.append(session.adopt(leaf, value._value if traced else value,
+                                       value._slot if traced else None))
+        live_args.append(tree.unflatten(lives))
+        spec.append(("tree", tree, len(leaves)))
+    return live_args, spec
+
+
+def _replayed_arguments(spec: list, args: tuple, session: Session) -> list:
+    registers, slots = session.registers, session.recording.argument_slots
+    out, at = [], 0
+    for item in spec:
+        if item[0] == "arg":
+            out.append(args[item[1]])
         else:
-            self._remember(key, Interpreted("its replay differs from the interpreter"))
-        return expected
+            _, tree, n = item
+            lives = [session.new_live(registers[slots[at + j]]) for j in range(n)]
+            for live in lives:
+                if live._index in session.recording.held:
+                    session.targets[live._index] = live
+            out.append(tree.unflatten(lives))
+            at += n
+    return out
 
 
-def replayed(interpret: Callable, argnums: int | Sequence[int] | None, enabled: bool,
-             fun: Callable | None = None) -> Callable:
-    """``interpret`` behind a :class:`Replayed` cache tracing the leaves of the
-    arguments ``argnums`` (every argument if None), or itself when not ``enabled``;
-    ``fun`` is the user's function, whose global and closure variables are watched."""
+def _duals_of(fargs: tuple, spec: list) -> dict:
+    """The interpreter's Duals for the Live values that stood for the arguments."""
+    duals, at = {}, 0
+    for a, item in zip(fargs, spec):
+        if item[0] == "tree":
+            for leaf in optree.tree_leaves(a):
+                duals[at] = leaf
+                at += 1
+    return duals
+
+
+def _from_template(expected: Any, duals: dict) -> Any:
+    from .live import Bits, LiveRef
+    if type(expected) is LiveRef:
+        return duals[expected.index]
+    if type(expected) is Bits:
+        return expected.value
+    return expected
+
+
+def _unwrapped(out: Any, session: Session) -> Any:
+    leaves, tree = optree.tree_flatten(out, none_is_leaf=True)
+    return tree.unflatten([session._unwrap(leaf) for leaf in leaves])
+
+
+def _plain(x: Any) -> Any:
+    """A result of the recording call as the interpreter gives it (no traced array)."""
+    if isinstance(x, Traced):
+        value = x._value
+        return value.copy() if isinstance(value, np.ndarray) else value
+    return x
+
+
+def replayed(body: Callable, fun: Callable, argnums: int | Sequence[int] | None,
+             enabled: bool) -> Callable:
+    """``body(fun, *args)`` behind a :class:`Replayed` cache tracing the leaves of the
+    arguments ``argnums`` (every argument if None), or called as it is when not
+    ``enabled``; keyword arguments go to ``fun``."""
     if not enabled:
-        return interpret
-    return Replayed(interpret, leaves_of_arguments(argnums), fun=fun)
-
-
-def captured_by(fun: Callable | None) -> list[tuple]:
-    """Where ``fun`` reads its closure variables and globals: ``(cell, None)`` or
-    ``(globals, name)``. A recording holds the objects found there as constants,
-    so the signature includes their identities: a variable bound to a new array
-    is seen, a function's own ``W = W + 1`` too. (An array written in place, or an
-    attribute of an object, is not: the replay's contract, as ``jax.jit``'s, is a
-    function of its arguments.)"""
-    fun = getattr(fun, "__func__", fun)
-    code = getattr(fun, "__code__", None)
-    if code is None:
-        return []
-    cells = [(cell, None) for cell in (fun.__closure__ or ())]
-    names = set(code.co_names)
-    for const in code.co_consts:  # the names nested lambdas and comprehensions read
-        names.update(getattr(const, "co_names", ()))
-    watched = fun.__globals__
-    return cells + [(watched, name) for name in sorted(names)
-                    if name in watched and not callable(watched[name])
-                    and type(watched[name]).__name__ != "module"]
+        def interpreted(*args: Any, **kwargs: Any) -> Any:
+            return body(_with_keywords(fun, kwargs) if kwargs else fun, *args)
+        return interpreted
+    return Replayed(body, fun, argnums)
 
 
 _BY_FUNCTION: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _BY_FUNCTION_LOCK = threading.Lock()
 
 
-def replayed_call(fun: Callable, variant: tuple, interpret: Callable, args: tuple) -> Any:
-    """``interpret(fun, *args)`` behind a replay cache kept for ``fun`` and ``variant``
+def replayed_call(fun: Callable, variant: tuple, body: Callable, args: tuple) -> Any:
+    """``body(fun, *args)`` behind a replay cache kept for ``fun`` and ``variant``
     (for the transforms called with the function, ``jvp`` and ``hvp``), tracing
     every leaf of ``args``. The cache lives as long as ``fun`` does; a function
     that cannot be weakly referenced is interpreted."""
@@ -325,46 +403,11 @@ def replayed_call(fun: Callable, variant: tuple, interpret: Callable, args: tupl
             with _BY_FUNCTION_LOCK:
                 caches = _BY_FUNCTION.setdefault(fun, {})
     except TypeError:
-        return interpret(fun, *args)
+        return body(fun, *args)
     cache = caches.get(variant)
     if cache is None:
-        target = weakref.ref(fun)  # the cache must not keep fun alive
-        cache = caches.setdefault(variant, Replayed(
-            lambda *a: interpret(target(), *a), leaves_of_arguments(None), fun=fun))
-    return cache(*args)
-
-
-def _identity(where: Any, name: str | None) -> int:
-    if name is not None:
-        return id(where.get(name))
-    try:
-        return id(where.cell_contents)
-    except ValueError:  # a closure variable not bound yet
-        return 0
-
-
-def leaves_of_arguments(argnums: int | Sequence[int] | None) -> Callable[[Any], list[int]]:
-    """For the pytree of a call's positional arguments, the positions of the leaves
-    of the arguments ``argnums`` (every argument if None)."""
-
-    def positions(tree: Any) -> list[int]:
-        if argnums is None:
-            return list(range(tree.num_leaves))
-        children = tree.children()
-        chosen = (argnums,) if isinstance(argnums, (int, np.integer)) else argnums
-        if not all(-len(children) <= i < len(children) for i in chosen):
-            return None  # the interpreter says what is wrong
-        starts = [0]
-        for child in children:
-            starts.append(starts[-1] + child.num_leaves)
-        return [leaf for i in chosen for leaf in range(starts[i], starts[i + 1])]
-
-    return positions
-
-
-def _bytes(x: Any) -> bytes:
-    """An input's value, bit for bit (an array's memory, a Python float's double)."""
-    return np.float64(x).tobytes() if type(x) is float else x.tobytes()
+        cache = caches.setdefault(variant, Replayed(body, None, None))
+    return cache.run(fun, args, {})
 
 
 def identical(a: Any, b: Any) -> bool:

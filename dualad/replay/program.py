@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .tracing import Operation, Recorder, Register, Traced, TracedFloat
+from .tracing import Operation, Register
 
-__all__ = ["GuardFailed", "Program"]
+__all__ = ["GuardFailed", "Emitter", "live_operations"]
 
 
 #: Ufuncs replayed as Python operators (see ``Program._lines``).
@@ -28,99 +28,49 @@ class GuardFailed(Exception):
     """A value the recording branched on differs in this call."""
 
 
-class Program:
-    """A compiled replay: ``program(*inputs)`` gives the output leaves.
+class Emitter:
+    """Python source for recorded operations: one line per call, registers as
+    local variables ``r<slot>``, constants bound by name in ``namespace``."""
 
-    ``outputs`` lists, per output leaf, a Traced register or a constant. A
-    constant array is copied at each call, so that a caller who writes into a
-    result never changes the next one.
-    """
-
-    def __init__(self, recorder: Recorder, inputs: list, outputs: list) -> None:
+    def __init__(self) -> None:
         self._names: dict[int, str] = {}
-        self._namespace: dict[str, Any] = {"_GuardFailed": GuardFailed, "_copy": np.copy,
-                                           "_errstate": np.errstate}
-        operations, alias = common_subexpressions(recorder.operations)
-        results, recorded_as = [], {}  # register -> the recording's slot of its first leaf
-        for o in outputs:
-            if isinstance(o, (Traced, TracedFloat)):
-                slot = alias.get(o._slot, o._slot)
-                # One array per output leaf, as the interpreter gives, even where
-                # merged subexpressions made two leaves one register.
-                first = recorded_as.setdefault(slot, o._slot)
-                results.append(f"r{slot}" if first == o._slot else f"_copy(r{slot})")
-            elif isinstance(o, np.ndarray):
-                results.append(f"_copy({self._constant(o)})")
-            else:
-                results.append(self._expr(o))
-        out_slots = set(recorded_as)
-        kept = live_operations(operations, out_slots)
-        # Registers holding Python values (a guarded float(), int(), ...) rather
-        # than NumPy arrays or scalars.
-        self._python_values = {slot for op in kept for kind, slot, _ in op.checks
-                               if kind == "equal"} | recorder.float_slots
-        # Each register is dropped after its last use, as the interpreter drops its
-        # temporaries: at 10⁶ elements, holding them all doubles the memory touched.
-        last_use = {}
-        for index, op in enumerate(kept):
-            for slot in _registers((op.args, op.kwargs)):
-                last_use[slot] = index
-        dead_after: dict[int, list] = {}
-        for slot, index in last_use.items():
-            if slot not in out_slots:
-                dead_after.setdefault(index, []).append(f"r{slot}")
-        lines = []
-        errstate = None  # one `with np.errstate(...)` block per run of calls under it
-        for index, op in enumerate(kept):
-            if op.errstate != errstate:
-                errstate = op.errstate
-                if errstate is not None:
-                    lines.append(f"with _errstate(**{errstate!r}):")
-            indent = "    " if errstate is not None else ""
-            lines += [indent + line for line in self._lines(op)]
-            if index in dead_after:
-                lines.append(indent + "del " + ", ".join(sorted(set(dead_after[index]))))
-        params = ", ".join(f"r{t._slot}" for t in inputs)
-        body = "\n    ".join(lines + [f"return [{', '.join(results)}]"])
-        self.source = f"def replay({params}):\n    {body}\n"
-        exec(compile(self.source, "<dualad replay>", "exec"), self._namespace)
-        self.run: Callable = self._namespace["replay"]
-        self.operations = len(kept)
+        self.namespace: dict[str, Any] = {"_GuardFailed": GuardFailed, "_copy": np.copy,
+                                          "_errstate": np.errstate}
+        #: Registers holding Python values (a guarded float(), int(), ...) rather
+        #: than NumPy arrays or scalars.
+        self.python_values: set[int] = set()
 
-    def __call__(self, *inputs: Any) -> list:
-        return self.run(*inputs)
-
-    def _constant(self, value: Any) -> str:
+    def constant(self, value: Any) -> str:
         name = self._names.get(id(value))
         if name is None:
             name = self._names[id(value)] = f"c{len(self._names)}"
-            self._namespace[name] = value
+            self.namespace[name] = value
         return name
 
-    def _expr(self, x: Any) -> str:
+    def expr(self, x: Any) -> str:
         if isinstance(x, Register):
             return f"r{x.slot}"
         t = type(x)
         if t is tuple:
-            return "(" + "".join(self._expr(v) + ", " for v in x) + ")"
+            return "(" + "".join(self.expr(v) + ", " for v in x) + ")"
         if t is list:
-            return "[" + ", ".join(self._expr(v) for v in x) + "]"
+            return "[" + ", ".join(self.expr(v) for v in x) + "]"
         if t is dict:
-            return "{" + ", ".join(f"{k!r}: {self._expr(v)}" for k, v in x.items()) + "}"
+            return "{" + ", ".join(f"{k!r}: {self.expr(v)}" for k, v in x.items()) + "}"
         if x is None or t is bool or t is int or t is str or (t is float and np.isfinite(x)):
             return repr(x)
-        return self._constant(x)
+        return self.constant(x)
 
     def _on_arrays(self, args: tuple) -> bool:
         """Whether a NumPy array or scalar is among the operands, as the operator
         form needs (Python floats alone would stay Python floats)."""
-        return any(isinstance(a, Register) and a.slot not in self._python_values
+        return any(isinstance(a, Register) and a.slot not in self.python_values
                    or isinstance(a, (np.ndarray, np.generic)) for a in args)
 
-    def _lines(self, op: Operation) -> list[str]:
-        args = [self._expr(a) for a in op.args]
+    def lines(self, op: Operation) -> list[str]:
+        args = [self.expr(a) for a in op.args]
         arguments = "".join(a + ", " for a in args[op.method:]) + \
-            "".join(f"{k}={self._expr(v)}, " for k, v in op.kwargs.items())
+            "".join(f"{k}={self.expr(v)}, " for k, v in op.kwargs.items())
         if op.name == "__getitem__":
             call = f"{args[0]}[{args[1]}]"
         elif op.name == "__setitem__":
@@ -134,7 +84,7 @@ class Program:
             symbol = OPERATORS[op.func]
             call = f"{symbol}{args[0]}" if len(args) == 1 else f"{args[0]} {symbol} {args[1]}"
         else:
-            call = f"{self._constant(op.func)}({arguments})"
+            call = f"{self.constant(op.func)}({arguments})"
         if op.outputs is None:
             lines = [call]
         elif type(op.outputs) is tuple:
@@ -145,8 +95,21 @@ class Program:
             if kind == "shape":
                 lines.append(f"if r{slot}.shape != {value!r}: raise _GuardFailed")
             else:
-                lines.append(f"if type(r{slot}) is not {self._constant(type(value))} or "
-                             f"r{slot} != {self._constant(value)}: raise _GuardFailed")
+                lines.append(f"if type(r{slot}) is not {self.constant(type(value))} or "
+                             f"r{slot} != {self.constant(value)}: raise _GuardFailed")
+        return lines
+
+    def block(self, operations: list[Operation], indent: str = "    ") -> list[str]:
+        """The lines of ``operations``, each run of calls made under a rule's own
+        ``np.errstate(...)`` inside one ``with`` block."""
+        lines, errstate = [], None
+        for op in operations:
+            if op.errstate != errstate:
+                errstate = op.errstate
+                if errstate is not None:
+                    lines.append(f"{indent}with _errstate(**{errstate!r}):")
+            inner = indent + ("    " if errstate is not None else "")
+            lines += [inner + line for line in self.lines(op)]
         return lines
 
 

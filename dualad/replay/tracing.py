@@ -133,7 +133,10 @@ class Traced(np.ndarray):
 
 
 def _method(name: str) -> Callable:
-    unbound = getattr(np.ndarray, name)
+    def unbound(value: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(value, name)(*args, **kwargs)  # an array's, or a NumPy scalar's
+
+    unbound.__name__ = name
 
     def method(self, *args: Any, **kwargs: Any) -> Any:
         value_shaped = name in VALUE_SHAPED_METHODS and (
@@ -351,8 +354,9 @@ class Recorder:
         return traced
 
     def _register(self, value: Any) -> Traced:
-        value = np.asarray(value) if isinstance(value, np.generic) else value
-        traced = (_poison(value) if self.poisoned else value).view(Traced)
+        # A NumPy scalar is traced as a 0-d array, and stays a scalar for the calls.
+        array = np.asarray(value) if isinstance(value, np.generic) else value
+        traced = (_poison(array) if self.poisoned else array).view(Traced)
         traced._recorder, traced._slot, traced._value = self, self.registers, value
         self.registers += 1
         return traced

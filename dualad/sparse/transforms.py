@@ -97,7 +97,7 @@ class _Prepared:
                                             block if by_rows else block.T)
         # A replayed problem gathers with a kept index; a large one decompresses anew.
         self._positions = self.positions() if replay else None
-        self._nonzeros = replayed(self._interpret, argnum, replay, fun)
+        self._nonzeros = replayed(self._interpret, fun, argnum, replay)
 
     def positions(self) -> np.ndarray:
         """Where each nonzero (in the order of :attr:`structure`) is in the flattened
@@ -115,9 +115,9 @@ class _Prepared:
         return sparse.csr_array((self._nonzeros(*args), *self.structure),
                                 shape=self.pattern.shape)
 
-    def _interpret(self, *args: Any) -> np.ndarray:
+    def _interpret(self, fun: Callable, *args: Any) -> np.ndarray:
         x = as_float_array(args[self.argnum])
-        block = self._compressed(x, args)
+        block = self._compressed(fun, x, args)
         if self._positions is None:  # a large problem keeps no index: it decompresses
             return self._values(block)
         return np.reshape(block, (-1,))[self._positions]
@@ -193,8 +193,8 @@ class SparseJacobian(_Prepared):
         return (f"SparseJacobian({m}x{n}, nnz={self.pattern.nnz}, mode={self.mode!r}, "
                 f"passes={self.passes})")
 
-    def _compressed(self, x: np.ndarray, args: tuple) -> np.ndarray:
-        fun, argnum = self.fun, self.argnum
+    def _compressed(self, fun: Callable, x: np.ndarray, args: tuple) -> np.ndarray:
+        argnum = self.argnum
         restricted = lambda x: fun(*_with_arg(args, argnum, x))  # noqa: E731
         m, n = self.pattern.shape
         if self.mode == "fwd":
@@ -242,8 +242,8 @@ class SparseHessian(_Prepared):
         n = self.pattern.shape[0]
         return f"SparseHessian({n}x{n}, nnz={self.pattern.nnz}, passes={self.passes})"
 
-    def _compressed(self, x: np.ndarray, args: tuple) -> np.ndarray:
-        fun, argnum = self.fun, self.argnum
+    def _compressed(self, fun: Callable, x: np.ndarray, args: tuple) -> np.ndarray:
+        argnum = self.argnum
         gradient = grad(lambda x: fun(*_with_arg(args, argnum, x)), replay=False)
         return self._forward(gradient, x, x.size)
 

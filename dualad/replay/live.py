@@ -1,0 +1,615 @@
+"""The user's function on every call: :class:`Live` values and the :class:`Session` of a call.
+
+A replayed call runs the user's function again, on ``Live`` values: Duals to
+the function (same operators, same NumPy protocols, same methods), which carry
+only their primal value. Every NumPy call, operator or method the function
+applies to a Live value is one *operation* of the call. The session compares
+each one with the recorded call's operation at the same position — the same
+entry point, the same Live values in the same places, constants identical bit
+for bit — and, when it is the same, runs that operation's recorded NumPy code
+(primal and tangent together, on the registers of this call). Whatever the
+function does between operations (reading globals, attributes, arrays written
+in place, branching, printing) runs as it is; what it passes to an operation is
+checked there.
+
+At the first difference the session *materializes*: it starts the transform's
+interpreter (see :mod:`dualad.replay.coroutine`), replays the operations so far
+on the interpreter's Duals, and from then on every Live value hands its
+operations to its Dual. The call goes on in the interpreter, exactly as if the
+replay had never been there.
+"""
+
+from __future__ import annotations
+
+import struct
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..dual import Dual
+from ..primitive import FUNCTION_HANDLERS, USER_FUNCTIONS, EscapedDualError, Primitive, Tag
+from .program import GuardFailed
+from .tracing import Traced
+
+__all__ = ["Live", "Session", "Opaque"]
+
+RECORDING, REPLAYING, INTERPRETING, FINISHED = range(4)
+
+
+class Opaque(Exception):
+    """An operation the replay cannot record or compare (a callback, an unknown object)."""
+
+
+class Live(Dual):
+    """A Dual of a replayed call: the primal value, and a place in the session's trace.
+
+    Operators, NumPy protocols and methods are operations of the session; reading
+    the value (``shape``, ``bool(x)``, ``dualad.primal_value(x)``) reads the primal
+    value; anything else (``x.tangent``, ``x.tag``, a nested transform) materializes
+    the call and is answered by the interpreter's Dual.
+    """
+
+    __slots__ = ("_session", "_index", "_value")
+
+    def __init__(self, session: Session, index: int, value: Any) -> None:  # noqa: D107
+        self._session, self._index, self._value = session, index, value
+
+    @property
+    def primal(self) -> Any:  # type: ignore[override]
+        session = self._session
+        if session.mode == REPLAYING and not session.nested:
+            return self._value
+        return session.dual_of(self).primal
+
+    @property
+    def tangent(self) -> Any:  # type: ignore[override]
+        return self._session.dual_of(self).tangent
+
+    @property
+    def _tag(self) -> Any:  # type: ignore[override]
+        session = self._session
+        if session.mode == REPLAYING:
+            # A tag made as the call began: a primitive meeting this value hands it
+            # the call (``_process``), nested transforms stay above it.
+            return session.tag
+        dual = session.duals.get(self._index)
+        return session.dual_of(self)._tag if dual is None else dual._tag
+
+    def __getattr__(self, name: str) -> Any:  # HyperDual's parts and the like
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._session.dual_of(self), name)
+
+    # Reads of the value, as Dual's own (they read the primal only).
+    @property
+    def shape(self) -> tuple:  # type: ignore[override]
+        return np.shape(self._session.value_of(self))
+
+    @property
+    def ndim(self) -> int:  # type: ignore[override]
+        return np.ndim(self._session.value_of(self))
+
+    @property
+    def size(self) -> int:  # type: ignore[override]
+        return np.size(self._session.value_of(self))
+
+    @property
+    def dtype(self) -> np.dtype:  # type: ignore[override]
+        return self._session.value_of(self).dtype
+
+    def __len__(self) -> int:
+        return len(self._session.value_of(self))
+
+    def __bool__(self) -> bool:
+        return bool(self._session.value_of(self))
+
+    def __int__(self) -> int:
+        return int(self._session.value_of(self))
+
+    def __repr__(self) -> str:
+        return repr(self._session.dual_of(self))
+
+
+#: Dual's members that are operations (each a call of the session).
+OPERATIONS = (
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__divmod__",
+    "__rdivmod__", "__matmul__", "__rmatmul__", "__neg__", "__pos__", "__abs__", "__pow__",
+    "__rpow__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__getitem__",
+    "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__",
+    "__imatmul__", "__ifloordiv__", "__imod__", "__array_ufunc__", "__array_function__",
+    "reshape", "transpose", "flatten", "copy", "__copy__", "__deepcopy__", "astype", "conj",
+    "conjugate", "__round__", "_process",
+)
+#: Operations that write into a Live value (and, through NumPy's aliasing, its views).
+WRITES = frozenset({"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
+                    "__ipow__", "__imatmul__", "__ifloordiv__", "__imod__"})
+PROPERTIES = ("T", "mT", "real", "imag")
+
+
+def _operation(name: str) -> Callable:
+    def method(self, *args: Any, **kwargs: Any) -> Any:
+        return self._session.operate(name, self, args, kwargs)
+
+    method.__name__ = name
+    return method
+
+
+def _property(name: str) -> property:
+    return property(lambda self: self._session.operate(name, self, (), {}))
+
+
+_DUAL_METHODS = [name for name, value in vars(Dual).items()
+                 if callable(value) and not name.startswith("_") and name not in OPERATIONS
+                 and name not in ("item", "tolist")]
+for _name in OPERATIONS + tuple(_DUAL_METHODS):
+    setattr(Live, _name, _operation(_name))
+for _name in PROPERTIES:
+    setattr(Live, _name, _property(_name))
+del _name
+
+
+def call_operation(name: str, self: Any, args: tuple, kwargs: dict) -> Any:
+    """Operation ``name`` on Duals, through the same entry point as the user's call."""
+    if name == "__array_ufunc__":
+        ufunc, method, *inputs = args
+        return getattr(ufunc, method)(*inputs, **kwargs)
+    if name == "__array_function__":
+        func, _types, f_args, f_kwargs = args
+        return func(*f_args, **f_kwargs)
+    if name in PROPERTIES:
+        return getattr(self, name)
+    if name == "_process":
+        prim, prim_args, params = args
+        return prim(*prim_args, **params)
+    return getattr(self, name)(*args, **kwargs)
+
+
+# -- templates: what an operation's arguments must be, bit for bit ------------------
+
+class LiveRef:
+    """The Live value number ``index`` of the call."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+class Handed:
+    """The plain array the call's operation handed out as register ``slot``."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: int) -> None:
+        self.slot = slot
+
+
+class Bits:
+    """A constant, compared by type and bits (arrays also by shape and strides);
+    ``value`` is a copy the recording uses (the caller's array may change later)."""
+
+    __slots__ = ("kind", "value", "data")
+
+    def __init__(self, value: Any, copy: Any = None) -> None:
+        self.kind = type(value)
+        self.value = value if copy is None else copy
+        self.data = _bits(value)
+
+
+class Static:
+    """A value compared by identity (a dtype, a NumPy function or ufunc, a primitive)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Objects:
+    """An object array, compared element by element."""
+
+    __slots__ = ("shape", "items")
+
+    def __init__(self, shape: tuple, items: list) -> None:
+        self.shape, self.items = shape, items
+
+
+_DOUBLE = struct.Struct("d").pack
+_PLAIN = (bool, int, str, bytes, type(None), type(Ellipsis), type(NotImplemented))
+
+
+def _bits(value: Any) -> Any:
+    kind = type(value)
+    if kind is float:
+        return _DOUBLE(value)
+    if kind is complex:
+        return _DOUBLE(value.real) + _DOUBLE(value.imag)
+    if kind is np.ndarray:
+        return (value.dtype, value.shape, value.strides, value.tobytes())
+    return (value.dtype, value.tobytes())  # a NumPy scalar
+
+
+def _is_static(value: Any) -> bool:
+    """A value compared by identity: dtypes, scalar types, the NumPy functions and
+    primitives whose rules are dualad's own (a user's rule is the user's code, which
+    must run on every call)."""
+    if isinstance(value, np.dtype):
+        return True
+    if isinstance(value, type):
+        return issubclass(value, (np.generic, float, int, complex, bool))
+    if isinstance(value, Primitive):
+        return value.builtin
+    if isinstance(value, np.ufunc):
+        return value.__name__ is not None and not value.__name__.endswith("(vectorized)") \
+            and value not in USER_FUNCTIONS
+    try:
+        return value in FUNCTION_HANDLERS and value not in USER_FUNCTIONS
+    except TypeError:
+        return False
+
+
+def template(value: Any, session: Session) -> Any:
+    """What an argument of an operation must be in a later call (raises Opaque)."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is float or kind is complex:
+        return Bits(value)
+    if kind is Live:
+        if value._session is not session:
+            raise Opaque("a value of another call")
+        return LiveRef(value._index)
+    if kind is tuple or kind is list:
+        return kind(template(v, session) for v in value)
+    if kind is dict:
+        return {key: template(v, session) for key, v in value.items()}
+    if kind is slice:
+        return slice(template(value.start, session), template(value.stop, session),
+                     template(value.step, session))
+    if kind is np.ndarray:
+        if value.dtype.hasobject:
+            return Objects(value.shape, [template(v, session) for v in value.flat])
+        frozen = session.frozen.get(id(value))
+        return Bits(value, frozen[1] if frozen is not None and frozen[0] is value else None)
+    if isinstance(value, np.generic) and not isinstance(value, np.object_):
+        return Bits(value)
+    if _is_static(value):
+        return Static(value)
+    raise Opaque(f"an argument of type {kind.__name__}")
+
+
+def matches(expected: Any, value: Any, session: Session) -> bool:
+    """Whether an argument of this call is what the recording's template says."""
+    kind = type(expected)
+    if kind is LiveRef:
+        return type(value) is Live and value._index == expected.index \
+            and value._session is session
+    if kind is Bits:
+        return type(value) is expected.kind and _bits(value) == expected.data
+    if kind is tuple or kind is list:
+        return type(value) is kind and len(value) == len(expected) and all(
+            matches(e, v, session) for e, v in zip(expected, value))
+    if kind is Handed:
+        return value is session.handed_out.get(expected.slot, matches)
+    if kind is dict:
+        return type(value) is dict and value.keys() == expected.keys() and all(
+            matches(expected[key], value[key], session) for key in expected)
+    if kind is slice:
+        return type(value) is slice and matches(expected.start, value.start, session) \
+            and matches(expected.stop, value.stop, session) \
+            and matches(expected.step, value.step, session)
+    if kind is Static:
+        return value is expected.value
+    if kind is Objects:
+        return type(value) is np.ndarray and value.dtype.hasobject \
+            and value.shape == expected.shape and all(
+                matches(e, v, session) for e, v in zip(expected.items, value.flat))
+    return type(value) is kind and value == expected
+
+
+class Step:
+    """One recorded operation: its entry point, its arguments' template, its code."""
+
+    __slots__ = ("name", "template", "errstate", "run", "result", "rebinds", "first", "last")
+
+    def __init__(self, name: str, template: Any, errstate: dict | None) -> None:
+        self.name, self.template, self.errstate = name, template, errstate
+        self.run: Callable | None = None   # the compiled NumPy code, run on the registers
+        self.result: Any = None            # how its result is built from the registers
+        self.rebinds: list = []            # (Live number, slot) whose value a write changed
+        self.first = self.last = 0         # its span in the recorder's operations
+
+
+class Session:
+    """The state of one call of a replayed transform (see the module docstring).
+
+    ``mode`` is RECORDING (the interpreter runs on traced Duals and each operation
+    is noted), REPLAYING (each operation is checked and run from the recording),
+    INTERPRETING (materialized: every Live value hands its operations to its Dual)
+    or FINISHED (the call has returned: its values raise, as a finished Dual's do).
+    """
+
+    def __init__(self, mode: int, recording: Any = None, nested: bool = False) -> None:
+        self.mode = mode
+        self.tag = Tag() if mode == REPLAYING else None
+        self.recording = recording
+        self.nested = nested            # whether the interpreter's primals are Duals
+        self.count = 0                  # Live values made so far
+        self.position = 0               # operations done so far
+        self.duals: dict[int, Any] = {}  # Live number -> its Dual (recording, interpreting)
+        self.log: list[tuple] = []      # (name, self, args, kwargs, result) per operation
+        self.registers: list = []
+        self.handed: dict[int, tuple] = {}     # recording: id(plain) -> (plain, Traced)
+        self.handed_out: dict[int, Any] = {}   # replaying: slot -> the plain array handed out
+        self.targets: dict[int, Live] = {}     # replaying: Live values a write rebinds
+        self.steps: list[Step] = []            # recording: the operations noted
+        self.lives: list[Live] = []            # recording: every Live value
+        self.wrapped: dict[int, Live] = {}     # recording: id(Dual) -> its Live value
+        self.broken: str | None = None         # recording: why it cannot be replayed
+        self.value_slots: dict[int, int] = {}  # recording: Live number -> its value's slot
+        self.scalar_slots: dict[int, int] = {}  # recording: id(NumPy scalar) -> its slot
+        self.frozen: dict[int, tuple] = {}  # recording: id(array) -> (array, copy recorded)
+        self.materialize: Callable[[], None] | None = None  # set by the cache
+
+    # -- values ----------------------------------------------------------------------
+
+    def new_live(self, value: Any) -> Live:
+        live = Live(self, self.count, value)
+        self.count += 1
+        return live
+
+    def adopt(self, dual: Any, value: Any, slot: int | None) -> Live:
+        """A new Live value standing for the recording's ``dual``."""
+        live = self.new_live(value)
+        self.duals[live._index] = dual
+        self.wrapped[id(dual)] = live
+        self.lives.append(live)
+        if slot is not None:
+            self.value_slots[live._index] = slot
+        return live
+
+    def value_of(self, live: Live) -> Any:
+        """The primal value of a Live value, of any mode (as ``primal_value`` reads it)."""
+        if self.mode == REPLAYING:
+            return live._value
+        dual = self.duals.get(live._index)
+        if self.mode == RECORDING or dual is None:
+            return live._value
+        while isinstance(dual, Dual):
+            dual = dual.primal
+        return dual
+
+    def dual_of(self, live: Live) -> Any:
+        """The Dual standing behind a Live value (materializing the call if need be)."""
+        if self.mode == REPLAYING:
+            self.materialize()
+        if self.mode == RECORDING:
+            self.broken = self.broken or "a value was read past the operations"
+        dual = self.duals.get(live._index)
+        if dual is None:  # a finished call that never needed its Duals
+            raise EscapedDualError(Tag())
+        return dual
+
+    # -- operations --------------------------------------------------------------------
+
+    def operate(self, name: str, live: Live, args: tuple, kwargs: dict) -> Any:
+        mode = self.mode
+        if name == "__array_function__":  # (func, types, args, kwargs): types follow
+            args = (args[0], None, args[2], args[3])
+        if mode == REPLAYING:
+            step = self.recording.steps[self.position] \
+                if self.position < len(self.recording.steps) else None
+            if step is not None and step.name == name and (live._session is self) \
+                    and step.template[0].index == live._index \
+                    and matches(step.template[1], args, self) \
+                    and (not kwargs if step.template[2] is None
+                         else matches(step.template[2], kwargs, self)) \
+                    and (step.errstate is None or np.geterr() == step.errstate):
+                try:
+                    result = self.recording.run_step(step, self, live)
+                except GuardFailed:
+                    pass
+                else:
+                    self.position += 1
+                    self.log.append((name, live, args, kwargs, result))
+                    return result
+            self.materialize()
+            mode = self.mode
+        if mode == INTERPRETING:
+            return call_operation(name, self._unwrap(live), self._unwrap(args),
+                                  self._unwrap(kwargs))
+        if mode == RECORDING:
+            return self._record(name, live, args, kwargs)
+        raise EscapedDualError(Tag())
+
+    def _record(self, name: str, live: Live, args: tuple, kwargs: dict) -> Any:
+        recorder = self.recording
+        if live._session is not self:
+            raise EscapedDualError(Tag())
+        try:
+            shape = (LiveRef(live._index), template(args, self),
+                     template(kwargs, self) if kwargs else None)
+        except Opaque as why:
+            self.broken = self.broken or str(why)
+            shape = None
+        errstate = np.geterr()
+        recorder.errstate = errstate
+        step = Step(name, shape, None)
+        step.first = len(recorder.operations)
+        result = call_operation(name, self._unwrap(live), self._unwrap(args),
+                                self._unwrap(kwargs))
+        step.last = len(recorder.operations)
+        if any(op.errstate is not None for op in recorder.operations[step.first:step.last]):
+            step.errstate = errstate
+        wrapped = self._wrap(result)
+        step.result = wrapped
+        if name in WRITES or (name == "__array_function__" and args[0] in _WRITING):
+            for other in self.lives:
+                value = _innermost(self.duals[other._index])
+                if not isinstance(value, Traced):
+                    self.broken = self.broken or "a write left a value the recording lost"
+                elif value._value is not other._value:
+                    other._value = value._value
+                    step.rebinds.append((other._index, value._slot))
+        self.steps.append(step)
+        self.position += 1
+        self.log.append((name, live, args, kwargs, wrapped))
+        return wrapped
+
+    def _wrap(self, result: Any) -> Any:
+        """A recorded result as the user sees it: Duals as Live values, traced plain
+        arrays as their values (handed out, and known again when they come back)."""
+        kind = type(result)
+        if isinstance(result, Dual):
+            known = self.wrapped.get(id(result))
+            if known is not None:
+                return known
+            value = _innermost(result)
+            if isinstance(value, Traced):
+                slot, value = value._slot, value._value
+            elif isinstance(value, (np.ndarray, np.generic)):
+                slot = None  # computed from no recorded value: a constant
+            else:
+                slot = None
+                self.broken = self.broken or "a value computed outside the recording"
+            return self.adopt(result, value, slot)
+        if isinstance(result, Traced):
+            value = result._value
+            if isinstance(value, np.ndarray):
+                self.handed[id(value)] = (value, result)
+            else:
+                self.scalar_slots[id(value)] = result._slot
+            return value
+        if kind is tuple or kind is list:
+            return kind(self._wrap(r) for r in result)
+        if isinstance(result, tuple):  # a named tuple (SlogdetResult, ...)
+            return kind(*(self._wrap(r) for r in result))
+        if kind is np.ndarray and result.dtype.hasobject:
+            out = np.empty(result.shape, object)
+            for i, item in enumerate(result.flat):
+                out.flat[i] = self._wrap(item)
+            return out
+        if isinstance(result, (np.ndarray, Dual)) or not (kind in _PLAIN or kind is float
+                                                            or kind is complex):
+            if not (kind is np.ndarray or isinstance(result, np.generic)):
+                self.broken = self.broken or f"a result of type {kind.__name__}"
+        return result
+
+    def _unwrap(self, x: Any) -> Any:
+        kind = type(x)
+        if kind is Live:
+            if x._session is not self:
+                raise EscapedDualError(Tag())
+            return self.duals[x._index]
+        if kind is tuple or kind is list:
+            return kind(self._unwrap(v) for v in x) if any(
+                type(v) in _CONTAINERS for v in x) else x
+        if isinstance(x, tuple):
+            return kind(*(self._unwrap(v) for v in x))
+        if kind is dict:
+            return {key: self._unwrap(v) for key, v in x.items()}
+        if kind is slice:
+            return slice(self._unwrap(x.start), self._unwrap(x.stop), self._unwrap(x.step))
+        if kind is np.ndarray:
+            if x.dtype.hasobject:
+                out = np.empty(x.shape, object)
+                for i, item in enumerate(x.flat):
+                    out.flat[i] = self._unwrap(item)
+                return out
+            if self.mode == RECORDING:
+                # The recording keeps a copy, laid out as the caller's (a layout may
+                # change the bits of a sum): the caller may write into theirs later.
+                frozen = self.frozen.get(id(x))
+                if frozen is None or frozen[0] is not x:
+                    frozen = self.frozen[id(x)] = (x, same_layout_copy(x))
+                return frozen[1]
+        return x
+
+    def finish(self) -> None:
+        """The call has returned: its values raise when used, as a finished Dual's do
+        (their Duals, if any, stay: reading a value still works)."""
+        self.mode = FINISHED
+        self.registers = []
+        self.lives = []
+        self.handed = {}
+        self.wrapped = {}
+        self.handed_out = {}
+        self.targets = {}
+        self.frozen = {}
+
+
+_CONTAINERS = (Live, tuple, list, dict, slice, np.ndarray)
+_WRITING = frozenset({np.copyto, np.put, np.place, np.put_along_axis, np.fill_diagonal,
+                      np.putmask})
+
+
+def _innermost(x: Any) -> Any:
+    while isinstance(x, Dual):
+        x = x.primal
+    return x
+
+
+def replay_log(log: list, duals: dict, quiet: bool = True) -> None:
+    """Run the logged operations again on Duals: ``duals`` maps each Live number met
+    to its Dual, and gains the Live values the operations made."""
+    def unwrap(x: Any) -> Any:
+        kind = type(x)
+        if kind is Live:
+            return duals[x._index]
+        if kind is tuple or kind is list:
+            return kind(unwrap(v) for v in x)
+        if kind is dict:
+            return {key: unwrap(v) for key, v in x.items()}
+        if kind is slice:
+            return slice(unwrap(x.start), unwrap(x.stop), unwrap(x.step))
+        if kind is np.ndarray and x.dtype.hasobject:
+            out = np.empty(x.shape, object)
+            for i, item in enumerate(x.flat):
+                out.flat[i] = unwrap(item)
+            return out
+        return x
+
+    def note(original: Any, result: Any) -> None:
+        kind = type(original)
+        if kind is Live:
+            duals[original._index] = result
+        elif isinstance(original, (tuple, list)):
+            for o, r in zip(original, result):
+                note(o, r)
+        elif kind is np.ndarray and original.dtype.hasobject:
+            for o, r in zip(original.flat, result.flat):
+                note(o, r)
+
+    with warnings.catch_warnings():
+        if quiet:
+            warnings.simplefilter("ignore")
+        with np.errstate(all="ignore") if quiet else _nothing():
+            for name, live, args, kwargs, result in log:
+                note(result, call_operation(name, unwrap(live), unwrap(args), unwrap(kwargs)))
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def same_layout_copy(x: np.ndarray) -> np.ndarray:
+    """A copy of ``x`` with its strides (the memory of a reversed or strided view)."""
+    if x.flags.c_contiguous or x.size == 0:
+        return x.copy()
+    low = sum(min(0, (n - 1) * s) for n, s in zip(x.shape, x.strides))
+    high = sum(max(0, (n - 1) * s) for n, s in zip(x.shape, x.strides)) + x.itemsize
+    memory = np.empty(high - low, np.uint8)
+    copy = np.ndarray(x.shape, x.dtype, buffer=memory, offset=-low, strides=x.strides)
+    copy[...] = x
+    return copy
+
+
+__all__ += ["replay_log", "call_operation", "template", "matches", "Step", "Static",
+            "same_layout_copy"]
