@@ -3,9 +3,11 @@
 Every spec row's function goes through ``jacfwd``, ``jacrev`` and ``hessian``
 with and without replay at four points; the replayed results must be the
 interpreter's bit for bit, and most rows must actually replay (a test of a
-cache that never engages would pass vacuously). Then the cases the replay
-must refuse or guard: branches on values, values read outside the recording,
-randomness, arguments that change, threads, and the cache's bounds.
+cache that never engages would pass vacuously). Then the cases where a call
+must leave the recording: branches on values, values read outside the
+recording, randomness, arguments that change, threads, and the cache's bounds.
+The state a function reads and changes between calls is tested in
+``test_replay_state.py``.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ import optree
 import pytest
 
 import dualad
-from dualad.replay import Replayed, identical
-from dualad.replay.cache import _BY_FUNCTION, Interpreted, _Entry
+from dualad.replay import Interpreted, Recording, Transformed, identical
+from dualad.replay.cache import _BY_FUNCTION
 from specs import SPECS
 
 TRANSFORMS = {
@@ -44,10 +46,12 @@ def _points(spec, shapes, count: int = 4) -> list[tuple]:
 
 
 def _state(transformed) -> str:
-    (entry,) = transformed.entries.values() if len(transformed.entries) == 1 else (None,)
-    if isinstance(entry, _Entry):
-        return "replayed" if entry.verified else "recorded"
-    return "interpreted" if isinstance(entry, Interpreted) else "none"
+    """How the last calls of a transformed function went: "replayed" (a recording
+    followed to the end), "recorded" (a recording, not yet replayed), "interpreted"."""
+    entries = list(transformed.entries.values())
+    if entries and all(isinstance(entry, Recording) for entry in entries):
+        return "replayed" if transformed.counts["replayed"] else "recorded"
+    return "interpreted" if any(isinstance(e, Interpreted) for e in entries) else "none"
 
 
 def _outputs_size(spec, args) -> int:
@@ -87,7 +91,7 @@ def test_replay_equals_the_interpreter_on_every_spec_row(transform):
         assert not rows or any(states[k] == "replayed" for k in rows), name
 
 
-def test_a_branch_on_a_value_is_guarded():
+def test_a_branch_on_a_value_continues_in_the_interpreter():
     f = lambda x: x ** 2 if np.sum(x) > 0 else -x ** 3
     jac = dualad.jacfwd(f)
     for x in ([1.0, 2.0], [2.0, 3.0], [3.0, 1.0], [-1.0, -2.0], [4.0, 1.0], [-2.0, -1.0],
@@ -95,6 +99,7 @@ def test_a_branch_on_a_value_is_guarded():
         x = np.array(x)
         np.testing.assert_array_equal(jac(x), dualad.jacfwd(f, replay=False)(x))
     assert _state(jac) == "replayed"
+    assert jac.counts["continued"] == 2  # each change of branch, then recorded anew
 
 
 def test_a_mask_built_outside_the_recording_keeps_the_interpreter():
@@ -107,15 +112,17 @@ def test_a_mask_built_outside_the_recording_keeps_the_interpreter():
     assert _state(d) == "interpreted"
 
 
-def test_randomness_keeps_the_interpreter():
+def test_randomness_is_drawn_at_every_call():
     rng = np.random.default_rng(0)
     grad = dualad.grad(lambda x: np.sum(x * rng.standard_normal(3)))
-    results = [grad(np.ones(3)) for _ in range(4)]
+    results = [grad(np.ones(3)) for _ in range(12)]
     assert not any(np.array_equal(results[0], r) for r in results[1:])
-    assert _state(grad) == "interpreted"
+    expected = np.random.default_rng(0).standard_normal((12, 3))
+    np.testing.assert_array_equal(results, expected)
+    assert _state(grad) == "interpreted"  # its constants differ at every call
 
 
-def test_other_arguments_are_part_of_the_signature():
+def test_other_arguments_are_read_at_every_call():
     f = lambda x, A, scale: scale * np.sum(np.linalg.solve(A, x) ** 2)
     grad = dualad.grad(f)
     x = np.array([1.0, 2.0])
@@ -145,7 +152,7 @@ def test_writes_into_results_and_arguments_stay_local():
 
 
 def test_equal_outputs_are_distinct_arrays():
-    jac = dualad.jacfwd(lambda x: (np.sin(x) * 2, np.sin(x) * 2))  # merged in the program
+    jac = dualad.jacfwd(lambda x: (np.sin(x) * 2, np.sin(x) * 2))
     for k in range(4):
         a, b = jac(np.ones(3) * k)
     assert _state(jac) == "replayed" and a is not b
@@ -197,7 +204,7 @@ def test_the_cache_is_bounded_and_dies_with_the_function():
 
 
 def test_replay_false_and_nested_transforms_interpret():
-    assert not isinstance(dualad.jacfwd(np.sin, replay=False), Replayed)
+    assert not isinstance(dualad.jacfwd(np.sin, replay=False), Transformed)
     g = dualad.grad(lambda x: np.sum(np.sin(x) ** 2))
     hess = dualad.jacfwd(g)  # the inner grad sees Duals: it interprets
     x = np.array([0.1, 0.2])
@@ -205,6 +212,17 @@ def test_replay_false_and_nested_transforms_interpret():
         np.testing.assert_array_equal(hess(x), dualad.hessian(
             lambda x: np.sum(np.sin(x) ** 2), mode="fwd-rev", replay=False)(x))
     assert len(g.entries) == 0
+
+
+def test_a_transform_inside_the_function_continues_in_the_interpreter():
+    def f(x):  # a gradient taken inside: its Duals meet the outer call's values
+        inner = dualad.grad(lambda y: np.sum(np.sin(x * y)), replay=False)(x)
+        return np.sum(inner * x)
+
+    jac = dualad.grad(f)
+    for k in range(5):
+        x = np.array([0.3, -0.4]) * (k + 1)
+        assert identical(jac(x), dualad.grad(f, replay=False)(x))
 
 
 # -- random programs ---------------------------------------------------------------
@@ -250,35 +268,37 @@ def test_replay_equals_the_interpreter_on_random_programs(seed):
             assert identical(replayed(x), interpreted(x)), list(steps)
 
 
-def test_an_ode_right_hand_side_replays_across_t_and_its_branches():
-    def rhs(t, y, mu=5.0):  # t is a Python float, different at every call
+def test_an_ode_right_hand_side_replays_across_t():
+    def robertson(t, y):  # an object array of 0-d Duals; t unused, as in most stiff RHS
+        return np.array([-0.04 * y[0] + 1e4 * y[1] * y[2],
+                         0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] ** 2,
+                         3e7 * y[1] ** 2])
+
+    def damped(t, y):  # t an operand: a register, whatever its value
+        return -y * t + np.exp(y) * t
+
+    for rhs in (robertson, damped):
+        jac = dualad.jacfwd(rhs, argnums=1)
+        for k in range(8):
+            t = 0.3 * k if k % 2 else np.float64(0.3 * k)  # solve_ivp passes both
+            y = np.array([1.0, 2e-5, 1e-2]) * (1 + k)
+            np.testing.assert_array_equal(
+                jac(t, y), dualad.jacfwd(rhs, argnums=1, replay=False)(t, y))
+        assert _state(jac) == "replayed" and jac.counts["continued"] == 0, rhs.__name__
+
+
+def test_values_computed_from_t_in_python_are_checked():
+    def forced(t, y, mu=5.0):  # Python arithmetic on t: a new constant at every call
         forcing = np.sin(2 * t) if t > 0.5 else 0.1 * t
         return np.array([y[1], mu * (1 - y[0] ** 2) * y[1] - y[0] + forcing * y[0]])
 
-    jac = dualad.jacfwd(rhs, argnums=1)
-    for k in range(14):
-        t, y = 0.1 * k, np.array([np.cos(k), np.sin(k)])
-        np.testing.assert_array_equal(jac(t, y), dualad.jacfwd(rhs, argnums=1, replay=False)(t, y))
-    assert _state(jac) == "replayed"  # the branch at t = 0.5 was recorded anew
-
-    def robertson(t, y):  # an object array of 0-d Duals times t
-        return np.array([-0.04 * y[0] + 1e4 * y[1] * y[2],
-                         0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] ** 2,
-                         3e7 * y[1] ** 2]) * (1.0 + 0.1 * t)
-
-    jac = dualad.jacfwd(robertson, argnums=1)
-    for k in range(6):
-        t, y = 0.3 * k, np.array([1.0, 2e-5, 1e-2]) * (1 + k)
-        np.testing.assert_array_equal(jac(t, y),
-                                      dualad.jacfwd(robertson, argnums=1, replay=False)(t, y))
-    assert _state(jac) == "replayed"
-
-    def reads_the_float(t, y):  # math reads t where the recording cannot see
+    def reads_the_float(t, y):  # math reads t: the same
         return -y * math.exp(-t)
 
-    jac = dualad.jacfwd(reads_the_float, argnums=1)
-    for k in range(5):
-        t, y = 0.1 * k, np.ones(2) * k
-        np.testing.assert_array_equal(
-            jac(t, y), dualad.jacfwd(reads_the_float, argnums=1, replay=False)(t, y))
-    assert _state(jac) == "interpreted"
+    for rhs in (forced, reads_the_float):
+        jac = dualad.jacfwd(rhs, argnums=1)
+        for k in range(14):
+            t, y = 0.1 * k, np.array([np.cos(k), np.sin(k)])
+            np.testing.assert_array_equal(
+                jac(t, y), dualad.jacfwd(rhs, argnums=1, replay=False)(t, y))
+        assert _state(jac) == "interpreted"  # after a few calls that left the recording

@@ -19,7 +19,7 @@ from scipy import sparse
 
 import dualad
 from dualad.sparse import ValueDependentError, hessian_sparsity, jacobian_sparsity
-from dualad.replay import Replayed
+from dualad.replay import Transformed
 from specs import SPECS
 from test_replay import _STEPS, _program
 
@@ -354,8 +354,8 @@ def test_replayed_nonzeros_equal_the_interpreted_ones():
             a, b = replayed(x), interpreted(x)
             assert (a.indptr == b.indptr).all() and (a.indices == b.indices).all()
             np.testing.assert_array_equal(a.data, b.data)
-        assert isinstance(replayed.prepare(x)._nonzeros, Replayed)
-        assert not isinstance(interpreted.prepare(x)._nonzeros, Replayed)
+        assert isinstance(replayed.prepare(x)._nonzeros, Transformed)
+        assert not isinstance(interpreted.prepare(x)._nonzeros, Transformed)
 
 
 def test_several_passes_are_interpreted_unless_replay_is_asked_for():
@@ -363,9 +363,9 @@ def test_several_passes_are_interpreted_unless_replay_is_asked_for():
     x = np.linspace(-1.0, 1.0, 25)
     default, forced = (dualad.sparse_jacobian(bratu, chunk_size=1),
                        dualad.sparse_jacobian(bratu, chunk_size=1, replay=True))
-    assert not isinstance(default.prepare(x)._nonzeros, Replayed)
-    assert isinstance(forced.prepare(x)._nonzeros, Replayed)
-    assert isinstance(dualad.sparse_jacobian(bratu).prepare(x)._nonzeros, Replayed)
+    assert not isinstance(default.prepare(x)._nonzeros, Transformed)
+    assert isinstance(forced.prepare(x)._nonzeros, Transformed)
+    assert isinstance(dualad.sparse_jacobian(bratu).prepare(x)._nonzeros, Transformed)
     for scale in (1.0, 0.5, 0.25, 0.125):
         np.testing.assert_array_equal(forced(scale * x).data, default(scale * x).data)
 

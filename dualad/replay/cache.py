@@ -26,6 +26,7 @@ where it meets an operation, bit for bit, on every call. The cache is bounded
 from __future__ import annotations
 
 import contextvars
+import inspect
 import os
 import threading
 import weakref
@@ -38,13 +39,14 @@ import optree
 
 from ..dual import Dual
 from .coroutine import Coroutine
-from .live import INTERPRETING, RECORDING, REPLAYING, Opaque, Session, replay_log
+from .live import (INTERPRETING, RECORDING, REPLAYING, Bits, LiveRef, Objects, Opaque, Session,
+                   replay_log)
 from .program import GuardFailed
 from .recording import Recording, Unreplayable, output_template
 from .tracing import Recorder, Traced, same_recording
 
-__all__ = ["Replayed", "replayed", "replayed_call", "identical", "REPLAY_BY_DEFAULT",
-           "CACHE_SIZE", "Interpreted"]
+__all__ = ["Replayed", "Transformed", "replayed", "replayed_call", "identical",
+           "REPLAY_BY_DEFAULT", "CACHE_SIZE", "Interpreted"]
 
 #: Whether transforms replay unless told ``replay=False``; the environment
 #: variable ``DUALAD_REPLAY=0`` turns it off for the process.
@@ -53,12 +55,22 @@ REPLAY_BY_DEFAULT = os.environ.get("DUALAD_REPLAY", "1") not in ("0", "false", "
 #: Input signatures remembered per transformed function.
 CACHE_SIZE = 8
 
+#: Calls in a row that a recording could not follow to the end (each followed by a
+#: new recording) after which a signature keeps the interpreter.
+MAX_MISSES = 4
+
 #: Argument types taken as they are, with no pytree flattening.
 _FLAT = frozenset({np.ndarray, float, int})
 
 
 class _Seen:
-    """A signature seen once: the next call records it."""
+    """A signature seen once (or whose recording the last call left): the next call
+    records it."""
+
+    __slots__ = ("misses",)
+
+    def __init__(self, misses: int = 0) -> None:
+        self.misses = misses
 
 
 class Interpreted:
@@ -89,6 +101,10 @@ class Replayed:
         self.maxsize = maxsize
         self.entries: OrderedDict = OrderedDict()
         self.lock = threading.Lock()
+        self._by_count: dict[int, Any] = {}
+        #: How its calls went (diagnostics): run by the interpreter, recorded,
+        #: replayed to the end, or continued in the interpreter after a difference.
+        self.counts = {"interpreted": 0, "recorded": 0, "replayed": 0, "continued": 0}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.run(self.fun, args, kwargs)
@@ -96,48 +112,66 @@ class Replayed:
     def run(self, fun: Callable, args: tuple, kwargs: dict) -> Any:
         if kwargs:
             fun = _with_keywords(fun, kwargs)
-        key = self._signature(args, kwargs)
-        if key is None:
-            return self.body(fun, *args)
-        entry = self.entries.get(key)
-        if entry is None:
-            self._remember(key, _Seen())
-            return self.body(fun, *args)
+        key, leaves = self._signature(args, kwargs)
+        entry = self.entries.get(key) if key is not None else None
         if type(entry) is Recording:
-            return self._replay(entry, fun, args)
+            return self._replay(key, entry, fun, args, leaves)
         if type(entry) is _Seen:
-            return self._record(key, fun, args)
+            return self._record(key, fun, args, leaves, entry.misses)
+        if entry is None and key is not None:
+            self._remember(key, _Seen())
+        self.counts["interpreted"] += 1
         return self.body(fun, *args)
 
     # -- signatures --------------------------------------------------------------------
 
     def _positions(self, args: tuple) -> Sequence[int] | None:
-        if self.argnums is None:
-            return range(len(args))
-        if not all(-len(args) <= i < len(args) for i in self.argnums):
-            return None  # the interpreter says what is wrong
-        return [i % len(args) for i in self.argnums]
+        """The positions of the differentiated arguments (None if ``argnums`` is out of
+        range: the interpreter says what is wrong), remembered by number of arguments."""
+        return self._split(len(args))[0]
 
-    def _signature(self, args: tuple, kwargs: dict) -> tuple | None:
-        """The cache key of a call: None when it cannot be replayed (an array
-        subclass, another library's array, an object array)."""
-        positions = self._positions(args)
+    def _split(self, count: int) -> tuple:
+        """``(differentiated positions, other positions)`` of a call with ``count``
+        arguments."""
+        split = self._by_count.get(count)
+        if split is None:
+            if self.argnums is None:
+                split = (range(count), ())
+            elif all(-count <= i < count for i in self.argnums):
+                chosen = [i % count for i in self.argnums]
+                split = (chosen, tuple(i for i in range(count) if i not in chosen))
+            else:
+                split = (None, ())
+            self._by_count[count] = split
+        return split
+
+    def _signature(self, args: tuple, kwargs: dict) -> tuple[tuple | None, list]:
+        """The cache key of a call and its differentiated leaves; no key when it cannot
+        be replayed (an array subclass, another library's array, an object array)."""
+        positions, others = self._split(len(args))
         if positions is None:
-            return None
+            return None, []
         parts: list = [len(args), tuple(kwargs) if kwargs else None]
+        for i in others:  # traced too where they are floats: an ODE's t, a matrix
+            parts.append(_argument_signature(args[i]))
+        leaves: list = []
         for i in positions:
             arg = args[i]
-            if type(arg) in _FLAT:
-                part = _leaf_signature(arg)
+            kind = type(arg)
+            if kind is np.ndarray and not arg.dtype.hasobject:
+                parts.append((arg.shape, arg.dtype, arg.strides))
+                leaves.append(arg)
+            elif kind is float or kind is int:
+                parts.append(kind)
+                leaves.append(arg)
             else:
-                leaves, tree = optree.tree_flatten(arg)
-                part = [tree] + [_leaf_signature(leaf) for leaf in leaves]
+                found, tree = optree.tree_flatten(arg)
+                part = [tree] + [_leaf_signature(leaf) for leaf in found]
                 if None in part:
-                    return None
-            if part is None:
-                return None
-            parts.append(part if type(part) is not list else tuple(part))
-        return tuple(parts)
+                    return None, []
+                parts.append(tuple(part))
+                leaves += found
+        return tuple(parts), leaves
 
     def _remember(self, key: tuple, value: Any) -> None:
         with self.lock:
@@ -146,19 +180,12 @@ class Replayed:
             while len(self.entries) > self.maxsize:
                 self.entries.popitem(last=False)
 
-    def _leaves(self, args: tuple) -> tuple[list, Callable[[list], tuple]]:
-        """The differentiated leaves of ``args``, and a function putting others in
-        their places (the other arguments stay the same objects)."""
+    def _putting(self, args: tuple) -> Callable[[list], tuple]:
+        """A function putting new leaves in the places of the differentiated ones
+        (the other arguments stay the same objects)."""
         positions = list(self._positions(args))
-        trees, leaves = [], []
-        for i in positions:
-            if type(args[i]) in _FLAT:
-                trees.append(None)
-                leaves.append(args[i])
-            else:
-                found, tree = optree.tree_flatten(args[i])
-                trees.append(tree)
-                leaves += found
+        trees = [None if type(args[i]) in _FLAT else optree.tree_structure(args[i])
+                 for i in positions]
 
         def put(new: list) -> tuple:
             out, at = list(args), 0
@@ -170,16 +197,25 @@ class Replayed:
                     at += tree.num_leaves
             return tuple(out)
 
-        return leaves, put
+        return put
 
     # -- recording -----------------------------------------------------------------------
 
-    def _record(self, key: tuple, fun: Callable, args: tuple) -> Any:
-        leaves, put = self._leaves(args)
+    def _record(self, key: tuple, fun: Callable, args: tuple, leaves: list,
+                misses: int = 0) -> Any:
+        self.counts["recorded"] += 1
+        put = self._putting(args)
         recorder = Recorder()
         traced = [recorder.input(np.asarray(leaf)) for leaf in leaves]
         traced_args = put(traced)
         session = Session(RECORDING, recorder)
+        session.arguments = args
+        others = [i for i in self._split(len(args))[1]
+                  if _argument_signature(args[i]) is not None]
+        for i in others:
+            register = _argument_register(recorder, args[i])
+            session.argument_ids[id(args[i])] = (args[i], register, i)
+            traced.append(register)
         seen: dict = {}
 
         def hook(*fargs: Any) -> Any:
@@ -210,24 +246,28 @@ class Replayed:
             recording = Recording(session, recorder, traced, seen["arguments"], seen["output"],
                                   (seen["called"], seen["returned"]), result_leaves,
                                   result_tree)
-            self._check_twin(recorder, result_leaves, leaves, put, seen, recording)
+            recording.other_arguments = others
+            self._check_twin(recorder, result_leaves, args, leaves, put, seen, recording)
         except (Unreplayable, Opaque) as why:
             self._remember(key, Interpreted(str(why)))
         else:
+            recording.misses = misses
             self._remember(key, recording)
         return plain
 
-    def _check_twin(self, recorder: Recorder, result_leaves: list, leaves: list,
-                    put: Callable, seen: dict, recording: Recording) -> None:
+    def _check_twin(self, recorder: Recorder, result_leaves: list, args: tuple,
+                    leaves: list, put: Callable, seen: dict, recording: Recording) -> None:
         """Record the call again from its operations alone, with the traced arrays'
         memory holding other numbers: a value read where the recording cannot see it
         (NumPy's ``np.asarray``, C code) shows up as a difference."""
         twin = Recorder(poisoned=True)
         traced = [twin.input(np.asarray(leaf)) for leaf in leaves]
+        substitute = {id(args[i]): (args[i], _argument_register(twin, args[i]))
+                      for i in recording.other_arguments}
 
         def hook(*fargs: Any) -> Any:
             duals = _duals_of(fargs, recording.arguments)
-            replay_log(seen["log"], duals)
+            replay_log(seen["log"], duals, substitute)
             tree, expected = recording.output
             return tree.unflatten([_from_template(e, duals) for e in expected])
 
@@ -241,12 +281,16 @@ class Replayed:
 
     # -- replaying -------------------------------------------------------------------------
 
-    def _replay(self, recording: Recording, fun: Callable, args: tuple) -> Any:
-        leaves, _ = self._leaves(args)
+    def _replay(self, key: tuple, recording: Recording, fun: Callable, args: tuple,
+                leaves: list) -> Any:
         session = Session(REPLAYING, recording, recording.nested)
+        session.arguments = args
         registers = session.registers = [None] * recording.registers
-        for slot, leaf in zip(recording.inputs, leaves):
+        inputs = recording.inputs
+        for slot, leaf in zip(inputs, leaves):
             registers[slot] = leaf if type(leaf) is np.ndarray else np.asarray(leaf)
+        for slot, i in zip(inputs[len(leaves):], recording.other_arguments):
+            registers[slot] = args[i]
         try:
             recording.prepare(registers)
         except GuardFailed:
@@ -265,15 +309,23 @@ class Replayed:
 
         session.materialize = materialize
         try:
-            out = fun(*_replayed_arguments(recording.arguments, args, session))
+            out = fun(*recording.function_arguments(args, session))
             if session.mode == REPLAYING:
                 if session.position == len(recording.steps) \
                         and recording.output_matches(out, session):
                     try:
-                        return recording.result_tree.unflatten(recording.complete(registers))
+                        result = recording.result_tree.unflatten(recording.complete(registers))
                     except GuardFailed:
                         pass
+                    else:
+                        self.counts["replayed"] += 1
+                        recording.misses = 0
+                        return result
                 materialize()
+            self.counts["continued"] += 1
+            misses = recording.misses + 1  # record the new path, unless it keeps changing
+            self._remember(key, _Seen(misses) if misses < MAX_MISSES else Interpreted(
+                "its operations differ from the recording's call after call"))
             return interpreter[0].finish(_unwrapped(out, session))
         except BaseException:
             if interpreter:
@@ -285,6 +337,23 @@ class Replayed:
 
 def _with_keywords(fun: Callable, kwargs: dict) -> Callable:
     return lambda *args: fun(*args, **kwargs)
+
+
+def _argument_signature(arg: Any) -> Any:
+    """For an argument not differentiated: its kind if the recording traces it (a
+    float or an array of floats, kept as a register), else None (a constant)."""
+    kind = type(arg)
+    if kind is float:
+        return kind
+    if kind is np.ndarray:
+        return (arg.shape, arg.dtype, arg.strides) if arg.dtype.kind in "fc" else None
+    return kind if isinstance(arg, (np.floating, np.complexfloating)) else None
+
+
+def _argument_register(recorder: Recorder, arg: Any) -> Any:
+    """A traced stand-in for an argument: a Python float stays a float (NumPy's
+    promotion treats it as one), the rest is a traced array."""
+    return recorder.input_float(arg) if type(arg) is float else recorder.input(np.asarray(arg))
 
 
 def _leaf_signature(leaf: Any) -> Any:
@@ -322,25 +391,8 @@ def _live_arguments(fargs: tuple, traced_args: tuple, session: Session) -> tuple
             lives.append(session.adopt(leaf, value._value if traced else value,
                                        value._slot if traced else None))
         live_args.append(tree.unflatten(lives))
-        spec.append(("tree", tree, len(leaves)))
+        spec.append(("tree", tree, len(leaves), optree.treespec_is_leaf(tree)))
     return live_args, spec
-
-
-def _replayed_arguments(spec: list, args: tuple, session: Session) -> list:
-    registers, slots = session.registers, session.recording.argument_slots
-    out, at = [], 0
-    for item in spec:
-        if item[0] == "arg":
-            out.append(args[item[1]])
-        else:
-            _, tree, n = item
-            lives = [session.new_live(registers[slots[at + j]]) for j in range(n)]
-            for live in lives:
-                if live._index in session.recording.held:
-                    session.targets[live._index] = live
-            out.append(tree.unflatten(lives))
-            at += n
-    return out
 
 
 def _duals_of(fargs: tuple, spec: list) -> dict:
@@ -355,11 +407,17 @@ def _duals_of(fargs: tuple, spec: list) -> dict:
 
 
 def _from_template(expected: Any, duals: dict) -> Any:
-    from .live import Bits, LiveRef
-    if type(expected) is LiveRef:
+    """The value a template stands for, with the Duals of the Live values."""
+    kind = type(expected)
+    if kind is LiveRef:
         return duals[expected.index]
-    if type(expected) is Bits:
+    if kind is Bits:
         return expected.value
+    if kind is Objects:
+        out = np.empty(expected.shape, object)
+        for i, item in enumerate(expected.items):
+            out.flat[i] = _from_template(item, duals)
+        return out
     return expected
 
 
@@ -378,35 +436,81 @@ def _plain(x: Any) -> Any:
 
 def replayed(body: Callable, fun: Callable, argnums: int | Sequence[int] | None,
              enabled: bool) -> Callable:
-    """``body(fun, *args)`` behind a :class:`Replayed` cache tracing the leaves of the
-    arguments ``argnums`` (every argument if None), or called as it is when not
-    ``enabled``; keyword arguments go to ``fun``."""
+    """``body(fun, *args)`` behind a replay cache tracing the leaves of the arguments
+    ``argnums`` (every argument if None), or called as it is when not ``enabled``;
+    keyword arguments go to ``fun``.
+
+    The cache is found from ``fun`` (weakly) and the transform — ``body``'s code and
+    the options it closes over —, so ``jacfwd(f)(x)`` written inline in a loop finds
+    the recording of the last iteration. A function that cannot be weakly referenced
+    (a bound method is made anew at each attribute access) has a cache of its own."""
     if not enabled:
         def interpreted(*args: Any, **kwargs: Any) -> Any:
             return body(_with_keywords(fun, kwargs) if kwargs else fun, *args)
         return interpreted
-    return Replayed(body, fun, argnums)
+    try:
+        variant = (body.__code__, tuple(cell.cell_contents for cell in body.__closure__ or ()))
+        hash(variant)
+        if inspect.ismethod(fun) or inspect.ismethod(body):
+            raise TypeError("a bound method")
+        cache = _cache_of(fun, variant, lambda: Replayed(body, None, argnums))
+    except (TypeError, ValueError, AttributeError):
+        cache = Replayed(body, None, argnums)
+    return Transformed(cache, fun)
+
+
+class Transformed:
+    """A transformed function: ``fun``'s transform, behind its replay cache (shared by
+    every transform of ``fun`` with the same options)."""
+
+    __slots__ = ("cache", "fun", "__weakref__")
+
+    def __init__(self, cache: Replayed, fun: Callable) -> None:
+        self.cache, self.fun = cache, fun
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.cache.run(self.fun, args, kwargs)
+
+    @property
+    def entries(self) -> OrderedDict:
+        """The cache's signatures (diagnostics): a Recording or why not."""
+        return self.cache.entries
+
+    @property
+    def counts(self) -> dict:
+        """How the cache's calls went (diagnostics): see :class:`Replayed`."""
+        return self.cache.counts
+
+    def __repr__(self) -> str:
+        return f"<replayed transform of {self.fun!r}>"
 
 
 _BY_FUNCTION: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _BY_FUNCTION_LOCK = threading.Lock()
 
 
-def replayed_call(fun: Callable, variant: tuple, body: Callable, args: tuple) -> Any:
-    """``body(fun, *args)`` behind a replay cache kept for ``fun`` and ``variant``
-    (for the transforms called with the function, ``jvp`` and ``hvp``), tracing
-    every leaf of ``args``. The cache lives as long as ``fun`` does; a function
-    that cannot be weakly referenced is interpreted."""
-    try:
-        caches = _BY_FUNCTION.get(fun)
-        if caches is None:
-            with _BY_FUNCTION_LOCK:
-                caches = _BY_FUNCTION.setdefault(fun, {})
-    except TypeError:
-        return body(fun, *args)
+def _cache_of(fun: Callable, variant: tuple, make: Callable[[], Replayed]) -> Replayed:
+    """The replay cache of ``fun`` for ``variant``, made if need be; it lives as long
+    as ``fun`` does (a TypeError if ``fun`` cannot be weakly referenced)."""
+    caches = _BY_FUNCTION.get(fun)
+    if caches is None:
+        with _BY_FUNCTION_LOCK:
+            caches = _BY_FUNCTION.setdefault(fun, {})
     cache = caches.get(variant)
     if cache is None:
-        cache = caches.setdefault(variant, Replayed(body, None, None))
+        with _BY_FUNCTION_LOCK:
+            cache = caches.setdefault(variant, make())
+    return cache
+
+
+def replayed_call(fun: Callable, variant: tuple, body: Callable, args: tuple) -> Any:
+    """``body(fun, *args)`` behind the replay cache of ``fun`` and ``variant`` (for the
+    transforms called with the function, ``jvp`` and ``hvp``), tracing every leaf of
+    ``args``. A function that cannot be weakly referenced is interpreted."""
+    try:
+        cache = _cache_of(fun, variant, lambda: Replayed(body, None, None))
+    except TypeError:
+        return body(fun, *args)
     return cache.run(fun, args, {})
 
 

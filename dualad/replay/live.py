@@ -30,7 +30,6 @@ import numpy as np
 
 from ..dual import Dual
 from ..primitive import FUNCTION_HANDLERS, USER_FUNCTIONS, EscapedDualError, Primitive, Tag
-from .program import GuardFailed
 from .tracing import Traced
 
 __all__ = ["Live", "Session", "Opaque"]
@@ -129,16 +128,33 @@ WRITES = frozenset({"__setitem__", "__iadd__", "__isub__", "__imul__", "__itrued
 PROPERTIES = ("T", "mT", "real", "imag")
 
 
+class _Miss:
+    """What a step's code returns when the call is not the recorded one."""
+
+
+MISS = _Miss()
+
+
 def _operation(name: str) -> Callable:
     def method(self, *args: Any, **kwargs: Any) -> Any:
-        return self._session.operate(name, self, args, kwargs)
+        session = self._session
+        if session.mode == REPLAYING:  # the hot path: the next step's own code
+            steps = session.steps
+            if session.position < len(steps):
+                step = steps[session.position]
+                if step.name is name:
+                    result = step.run(session, self, args, kwargs)
+                    if result is not MISS:
+                        return result
+        return session.operate(name, self, args, kwargs)
 
     method.__name__ = name
     return method
 
 
 def _property(name: str) -> property:
-    return property(lambda self: self._session.operate(name, self, (), {}))
+    operation = _operation(name)
+    return property(lambda self: operation(self))
 
 
 _DUAL_METHODS = [name for name, value in vars(Dual).items()
@@ -178,15 +194,6 @@ class LiveRef:
         self.index = index
 
 
-class Handed:
-    """The plain array the call's operation handed out as register ``slot``."""
-
-    __slots__ = ("slot",)
-
-    def __init__(self, slot: int) -> None:
-        self.slot = slot
-
-
 class Bits:
     """A constant, compared by type and bits (arrays also by shape and strides);
     ``value`` is a copy the recording uses (the caller's array may change later)."""
@@ -197,6 +204,16 @@ class Bits:
         self.kind = type(value)
         self.value = value if copy is None else copy
         self.data = _bits(value)
+
+
+class ArgRef:
+    """The transform's argument number ``position`` itself (a float, an array): a
+    register of the recording, whatever it holds."""
+
+    __slots__ = ("position",)
+
+    def __init__(self, position: int) -> None:
+        self.position = position
 
 
 class Static:
@@ -256,6 +273,9 @@ def template(value: Any, session: Session) -> Any:
     kind = type(value)
     if kind in _PLAIN:
         return value
+    argument = session.argument_ids.get(id(value))
+    if argument is not None and argument[0] is value:
+        return ArgRef(argument[2])
     if kind is float or kind is complex:
         return Bits(value)
     if kind is Live:
@@ -292,8 +312,6 @@ def matches(expected: Any, value: Any, session: Session) -> bool:
     if kind is tuple or kind is list:
         return type(value) is kind and len(value) == len(expected) and all(
             matches(e, v, session) for e, v in zip(expected, value))
-    if kind is Handed:
-        return value is session.handed_out.get(expected.slot, matches)
     if kind is dict:
         return type(value) is dict and value.keys() == expected.keys() and all(
             matches(expected[key], value[key], session) for key in expected)
@@ -303,6 +321,8 @@ def matches(expected: Any, value: Any, session: Session) -> bool:
             and matches(expected.step, value.step, session)
     if kind is Static:
         return value is expected.value
+    if kind is ArgRef:
+        return value is session.arguments[expected.position]
     if kind is Objects:
         return type(value) is np.ndarray and value.dtype.hasobject \
             and value.shape == expected.shape and all(
@@ -334,25 +354,38 @@ class Session:
 
     def __init__(self, mode: int, recording: Any = None, nested: bool = False) -> None:
         self.mode = mode
-        self.tag = Tag() if mode == REPLAYING else None
         self.recording = recording
         self.nested = nested            # whether the interpreter's primals are Duals
         self.count = 0                  # Live values made so far
         self.position = 0               # operations done so far
         self.duals: dict[int, Any] = {}  # Live number -> its Dual (recording, interpreting)
         self.log: list[tuple] = []      # (name, self, args, kwargs, result) per operation
-        self.registers: list = []
-        self.handed: dict[int, tuple] = {}     # recording: id(plain) -> (plain, Traced)
-        self.handed_out: dict[int, Any] = {}   # replaying: slot -> the plain array handed out
-        self.targets: dict[int, Live] = {}     # replaying: Live values a write rebinds
-        self.steps: list[Step] = []            # recording: the operations noted
-        self.lives: list[Live] = []            # recording: every Live value
-        self.wrapped: dict[int, Live] = {}     # recording: id(Dual) -> its Live value
-        self.broken: str | None = None         # recording: why it cannot be replayed
-        self.value_slots: dict[int, int] = {}  # recording: Live number -> its value's slot
-        self.scalar_slots: dict[int, int] = {}  # recording: id(NumPy scalar) -> its slot
-        self.frozen: dict[int, tuple] = {}  # recording: id(array) -> (array, copy recorded)
+        self.targets: dict[int, Live] = {}     # Live values a later step gives back
         self.materialize: Callable[[], None] | None = None  # set by the cache
+        self.arguments: tuple = ()     # the transform's arguments
+        if mode == REPLAYING:
+            self.steps = recording.steps
+            return
+        self.steps = []                        # the operations noted
+        self.registers: list = []
+        self.handed: dict[int, tuple] = {}     # id(plain) -> (plain, Traced)
+        self.lives: list[Live] = []            # every Live value
+        self.wrapped: dict[int, Live] = {}     # id(Dual) -> its Live value
+        self.broken: str | None = None         # why it cannot be replayed
+        self.value_slots: dict[int, int] = {}  # Live number -> its value's slot
+        self.scalar_slots: dict[int, int] = {}  # id(NumPy scalar) -> its slot
+        self.frozen: dict[int, tuple] = {}     # id(array) -> (array, copy recorded)
+        self.argument_ids: dict[int, tuple] = {}  # id(argument) -> (it, register, position)
+
+    @property
+    def tag(self) -> Tag:
+        """A tag made the first time a primitive meets a Live value of a replayed call:
+        later than the tags of the transforms around the call, earlier than those of
+        any transform nested in the function."""
+        tag = self.__dict__.get("_tag")
+        if tag is None:
+            tag = self.__dict__["_tag"] = Tag()
+        return tag
 
     # -- values ----------------------------------------------------------------------
 
@@ -399,23 +432,7 @@ class Session:
         mode = self.mode
         if name == "__array_function__":  # (func, types, args, kwargs): types follow
             args = (args[0], None, args[2], args[3])
-        if mode == REPLAYING:
-            step = self.recording.steps[self.position] \
-                if self.position < len(self.recording.steps) else None
-            if step is not None and step.name == name and (live._session is self) \
-                    and step.template[0].index == live._index \
-                    and matches(step.template[1], args, self) \
-                    and (not kwargs if step.template[2] is None
-                         else matches(step.template[2], kwargs, self)) \
-                    and (step.errstate is None or np.geterr() == step.errstate):
-                try:
-                    result = self.recording.run_step(step, self, live)
-                except GuardFailed:
-                    pass
-                else:
-                    self.position += 1
-                    self.log.append((name, live, args, kwargs, result))
-                    return result
+        if mode == REPLAYING:  # the step's code found a difference (see _operation)
             self.materialize()
             mode = self.mode
         if mode == INTERPRETING:
@@ -506,13 +523,18 @@ class Session:
             return self.duals[x._index]
         if kind is tuple or kind is list:
             return kind(self._unwrap(v) for v in x) if any(
-                type(v) in _CONTAINERS for v in x) else x
+                type(v) in _CONTAINERS or isinstance(v, np.generic) for v in x) else x
         if isinstance(x, tuple):
             return kind(*(self._unwrap(v) for v in x))
         if kind is dict:
             return {key: self._unwrap(v) for key, v in x.items()}
         if kind is slice:
             return slice(self._unwrap(x.start), self._unwrap(x.stop), self._unwrap(x.step))
+        if self.mode == RECORDING and (kind is float or kind is np.ndarray
+                                       or isinstance(x, np.generic)):
+            argument = self.argument_ids.get(id(x))
+            if argument is not None and argument[0] is x:
+                return argument[1]  # the transform's argument: a register
         if kind is np.ndarray:
             if x.dtype.hasobject:
                 out = np.empty(x.shape, object)
@@ -532,16 +554,10 @@ class Session:
         """The call has returned: its values raise when used, as a finished Dual's do
         (their Duals, if any, stay: reading a value still works)."""
         self.mode = FINISHED
-        self.registers = []
-        self.lives = []
-        self.handed = {}
-        self.wrapped = {}
-        self.handed_out = {}
-        self.targets = {}
-        self.frozen = {}
+        self.registers, self.targets = [], {}
 
 
-_CONTAINERS = (Live, tuple, list, dict, slice, np.ndarray)
+_CONTAINERS = (Live, tuple, list, dict, slice, np.ndarray, float)
 _WRITING = frozenset({np.copyto, np.put, np.place, np.put_along_axis, np.fill_diagonal,
                       np.putmask})
 
@@ -552,9 +568,11 @@ def _innermost(x: Any) -> Any:
     return x
 
 
-def replay_log(log: list, duals: dict, quiet: bool = True) -> None:
-    """Run the logged operations again on Duals: ``duals`` maps each Live number met
-    to its Dual, and gains the Live values the operations made."""
+def replay_log(log: list, duals: dict, substitute: dict | None = None) -> None:
+    """Run the logged operations again on Duals, quietly (their warnings were given
+    once): ``duals`` maps each Live number met to its Dual, and gains the Live values
+    the operations made; ``substitute`` maps ``id(value)`` to ``(value, stand-in)``."""
+    substitute = substitute or {}
     def unwrap(x: Any) -> Any:
         kind = type(x)
         if kind is Live:
@@ -570,7 +588,8 @@ def replay_log(log: list, duals: dict, quiet: bool = True) -> None:
             for i, item in enumerate(x.flat):
                 out.flat[i] = unwrap(item)
             return out
-        return x
+        found = substitute.get(id(x))
+        return found[1] if found is not None and found[0] is x else x
 
     def note(original: Any, result: Any) -> None:
         kind = type(original)
@@ -583,20 +602,10 @@ def replay_log(log: list, duals: dict, quiet: bool = True) -> None:
             for o, r in zip(original.flat, result.flat):
                 note(o, r)
 
-    with warnings.catch_warnings():
-        if quiet:
-            warnings.simplefilter("ignore")
-        with np.errstate(all="ignore") if quiet else _nothing():
-            for name, live, args, kwargs, result in log:
-                note(result, call_operation(name, unwrap(live), unwrap(args), unwrap(kwargs)))
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for name, live, args, kwargs, result in log:
+            note(result, call_operation(name, unwrap(live), unwrap(args), unwrap(kwargs)))
 
 
 def same_layout_copy(x: np.ndarray) -> np.ndarray:

@@ -20,7 +20,10 @@ from typing import Any
 import numpy as np
 import optree
 
-from .live import Live, LiveRef, Session, Step, matches, template
+import struct
+
+from .live import (MISS, ArgRef, Bits, Live, LiveRef, Session, Static, Step, _bits, matches,
+                   template)
 from .program import Emitter, _registers, live_operations
 from .tracing import Operation, Recorder, Register, Traced
 
@@ -32,12 +35,16 @@ class Unreplayable(Exception):
 
 
 class NewLive:
-    """A result: a new Live value holding register ``slot`` (or a copy of a constant)."""
+    """A result: a new Live value (number ``index``) holding register ``slot``."""
 
-    __slots__ = ("slot", "constant")
+    __slots__ = ("index", "slot")
 
-    def __init__(self, slot: int | None, constant: Any = None) -> None:
-        self.slot, self.constant = slot, constant
+    def __init__(self, index: int, slot: int) -> None:
+        self.index, self.slot = index, slot
+
+
+class Own:
+    """A result: the Live value whose operation it is (``x += 1`` gives ``x``)."""
 
 
 class Slot:
@@ -56,15 +63,6 @@ class Named:
 
     def __init__(self, kind: type, items: list) -> None:
         self.kind, self.items = kind, items
-
-
-class Fresh:
-    """A result: a new copy of a constant array (the caller may write into it)."""
-
-    __slots__ = ("array",)
-
-    def __init__(self, array: np.ndarray) -> None:
-        self.array = array
 
 
 class Recording:
@@ -107,6 +105,9 @@ class Recording:
         if any(j not in session.value_slots for j in known):
             raise Unreplayable("an argument whose value is not recorded")
         self.argument_slots = [session.value_slots[j] for j in range(inputs_count)]
+        tree, expected = out_template
+        self.single_output = expected[0].index if optree.treespec_is_leaf(tree) \
+            and type(expected[0]) is LiveRef else None
         wanted.update(self.argument_slots)
         self.held: set[int] = set()  # Live values a later step gives back or rebinds
         for step in steps:
@@ -140,39 +141,72 @@ class Recording:
             part_index = produced_in.get(slot)
             if part_index is not None:
                 needed_later[part_index].add(slot)
-        source = []
-        for part_index, part in enumerate(parts):
-            source += self._function(f"part{part_index}", part, emitter,
-                                     needed_later[part_index], last_use, part_index,
-                                     results if part_index == len(parts) - 1 else None)
+        exposed = (wanted - {spec.slot for spec in results if isinstance(spec, Slot)}) \
+            | set(self.inputs)
+        slots = [spec.slot for spec in results if isinstance(spec, Slot)]
+        for spec in results:  # a result shared with the function, or twice in it: a copy
+            if isinstance(spec, Slot):
+                spec.array = spec.slot in exposed or slots.count(spec.slot) > 1
+        emitter.namespace.update(_STEP_NAMESPACE)
+        source = self._function("part0", parts[0], emitter, needed_later[0], last_use, 0)
+        for index, (step, part) in enumerate(zip(steps, parts[1:-1]), start=1):
+            source += self._function(f"part{index}", part, emitter, needed_later[index],
+                                     last_use, index, step=step)
+        source += self._function(f"part{len(parts) - 1}", parts[-1], emitter,
+                                 needed_later[-1], last_use, len(parts) - 1, results=results)
         self.source = "\n".join(source) + "\n"
         namespace = emitter.namespace
         exec(compile(self.source, "<dualad replay>", "exec"), namespace)
         self.prepare: Callable = namespace["part0"]
-        for step_index, step in enumerate(steps):
-            step.run = namespace[f"part{step_index + 1}"]
+        for index, step in enumerate(steps, start=1):
+            step.run = namespace[f"part{index}"]
         self.complete: Callable = namespace[f"part{len(parts) - 1}"]
         self.operations = sum(len(part) for part in parts)
 
-    @staticmethod
-    def _function(name: str, part: list[Operation], emitter: Emitter, stores: set,
-                  last_use: dict, index: int, results: list | None) -> list[str]:
+    def _function(self, name: str, part: list[Operation], emitter: Emitter, stores: set,
+                  last_use: dict, index: int, results: list | None = None,
+                  step: Step | None = None) -> list[str]:
+        """The source of one part: ``part(R)`` for the transform's own parts (the
+        last returns the result's leaves), ``part(S, live, args, kwargs)`` for an
+        operation: the check of its arguments, its NumPy calls, its result (or
+        ``_MISS`` when the call is not the recorded one)."""
+        outputs = {s for op in part for s in (op.outputs if type(op.outputs) is tuple
+                                              else (op.outputs,)) if s is not None}
         reads = sorted({slot for op in part for slot in _registers((op.args, op.kwargs))}
-                       - {s for op in part for s in (op.outputs if type(op.outputs) is tuple
-                                                     else (op.outputs,)) if s is not None})
-        lines = [f"def {name}(R):"]
-        lines += [f"    r{slot} = R[{slot}]" for slot in reads]
-        lines += emitter.block(part)
-        produced = {s for op in part for s in (op.outputs if type(op.outputs) is tuple
-                                               else (op.outputs,)) if s is not None}
-        lines += [f"    R[{slot}] = r{slot}" for slot in sorted(stores & produced)]
-        lines += [f"    R[{slot}] = None" for slot in reads
-                  if last_use.get(slot) == index and slot not in stores]
+                       - outputs)
+        if step is None:
+            lines = [f"def {name}(R):"]
+        else:
+            lines = [f"def {name}(S, live, args, kwargs):"]
+            checks = _conditions(step, emitter)
+            lines.append(f"    if not ({' and '.join(checks) or 'True'}): return _MISS")
+            if step.errstate is not None:
+                lines.append(f"    if _geterr() != {emitter.constant(step.errstate)}: "
+                             "return _MISS")
+            lines.append("    R = S.registers")
+        body = [f"    r{slot} = R[{slot}]" for slot in reads]
+        body += emitter.block(part)
+        body += [f"    R[{slot}] = r{slot}" for slot in sorted(stores & outputs)]
+        body += [f"    R[{slot}] = None" for slot in reads
+                 if last_use.get(slot) == index and slot not in stores]
+        if step is not None and any("_GuardFailed" in line for line in body):
+            lines.append("    try:")
+            lines += ["    " + line for line in body]
+            lines.append("    except _GuardFailed: return _MISS")
+        else:
+            lines += body
+        if step is not None:
+            lines.append(f"    result = {self._result_expr(step.result, emitter)}")
+            for live_index, slot in step.rebinds:
+                lines.append(f"    S.targets[{live_index}]._value = R[{slot}]")
+            lines.append("    S.position += 1")
+            lines.append(f"    S.log.append(({step.name!r}, live, args, kwargs, result))")
+            lines.append("    return result")
         if results is not None:
             items = []
             for spec in results:
                 if isinstance(spec, Slot):
-                    reg = f"r{spec.slot}" if spec.slot in produced or spec.slot in reads \
+                    reg = f"r{spec.slot}" if spec.slot in outputs or spec.slot in reads \
                         else f"R[{spec.slot}]"
                     items.append(f"_copy({reg})" if spec.array else reg)
                 else:
@@ -180,6 +214,25 @@ class Recording:
                                  if isinstance(spec, np.ndarray) else emitter.constant(spec))
             lines.append(f"    return [{', '.join(items)}]")
         return lines if len(lines) > 1 else lines + ["    pass"]
+
+    def _result_expr(self, spec: Any, emitter: Emitter) -> str:
+        """An expression building an operation's result for the function."""
+        kind = type(spec)
+        if kind is NewLive:
+            return f"{'_held' if spec.index in self.held else '_new'}(S, R[{spec.slot}])"
+        if kind is Slot:
+            return f"R[{spec.slot}]"
+        if kind is Own:
+            return "live"
+        if kind is LiveRef:
+            return f"S.targets[{spec.index}]"
+        if kind is tuple or kind is list:
+            items = "".join(self._result_expr(item, emitter) + ", " for item in spec)
+            return f"({items})" if kind is tuple else f"[{items}]"
+        if kind is Named:
+            items = ", ".join(self._result_expr(item, emitter) for item in spec.items)
+            return f"{emitter.constant(spec.kind)}({items})"
+        return emitter.expr(spec)
 
     @staticmethod
     def _result_spec(leaf: Any) -> Any:
@@ -199,15 +252,16 @@ class Recording:
         kind = type(result)
         if kind is Live:
             if result._index in known:
-                if result._index != own:
-                    held.add(result._index)
+                if result._index == own:
+                    return Own()
+                held.add(result._index)
                 return LiveRef(result._index)
             known.add(result._index)
             value = session.value_slots.get(result._index)
             if value is None:  # a constant, or a value read where the recording cannot see
                 raise Unreplayable("a value computed outside the recording")
             wanted.add(value)
-            return NewLive(value)
+            return NewLive(result._index, value)
         if isinstance(result, (tuple, list)):
             items = [Recording._step_result(r, known, session, wanted, own, held)
                      for r in result]
@@ -232,46 +286,104 @@ class Recording:
 
     # -- a replayed call ---------------------------------------------------------------
 
-    def run_step(self, step: Step, session: Session, live: Live) -> Any:
-        """Run an operation's code on this call's registers; its result for the user."""
-        registers = session.registers
-        step.run(registers)
-        result = self._build(step.result, session, registers, live)
-        for index, slot in step.rebinds:
-            session.targets[index]._value = registers[slot]
-        return result
-
-    def _build(self, spec: Any, session: Session, registers: list, own: Live) -> Any:
-        kind = type(spec)
-        if kind is NewLive:
-            live = session.new_live(registers[spec.slot] if spec.slot is not None
-                                    else _copied(spec.constant))
-            if live._index in self.held:
-                session.targets[live._index] = live
-            return live
-        if kind is Slot:
-            value = registers[spec.slot]
-            session.handed_out[spec.slot] = value
-            return value
-        if kind is LiveRef:
-            return own if spec.index == own._index else session.targets[spec.index]
-        if kind is Fresh:
-            return spec.array.copy()
-        if kind is Named:
-            return spec.kind(*(self._build(s, session, registers, own) for s in spec.items))
-        if kind is tuple or kind is list:
-            return kind(self._build(s, session, registers, own) for s in spec)
-        return spec
+    def function_arguments(self, args: tuple, session: Session) -> list:
+        """The function's arguments in a replayed call: new Live values where the
+        interpreter passes its Duals, the caller's own arguments elsewhere."""
+        registers, slots, held = session.registers, self.argument_slots, self.held
+        out, at = [], 0
+        for item in self.arguments:
+            if item[0] == "arg":
+                out.append(args[item[1]])
+                continue
+            lives = []
+            for slot in slots[at:at + item[2]]:
+                lives.append((_held if at in held else _new)(session, registers[slot]))
+                at += 1
+            out.append(lives[0] if item[3] else item[1].unflatten(lives))
+        return out
 
     def output_matches(self, out: Any, session: Session) -> bool:
+        """Whether the function returned what the recording's function returned."""
+        if self.single_output is not None:
+            return type(out) is Live and out._index == self.single_output \
+                and out._session is session
         leaves, tree = optree.tree_flatten(out, none_is_leaf=True)
         expected_tree, expected = self.output
         return tree == expected_tree and len(leaves) == len(expected) and all(
             matches(e, v, session) for e, v in zip(expected, leaves))
 
 
-def _copied(value: Any) -> Any:
-    return value.copy() if isinstance(value, np.ndarray) else value
+def _new(session: Session, value: Any) -> Live:
+    live = Live(session, session.count, value)
+    session.count += 1
+    return live
+
+
+def _held(session: Session, value: Any) -> Live:
+    """A new Live value that a later operation gives back or writes into."""
+    live = _new(session, value)
+    session.targets[live._index] = live
+    return live
+
+
+_PACK = struct.Struct("d").pack
+_STEP_NAMESPACE = {"_MISS": MISS, "_new": _new, "_held": _held, "_geterr": np.geterr,
+                   "_Live": Live, "_pack": _PACK, "_bits": _bits, "_matches": matches,
+                   "_ndarray": np.ndarray}
+
+
+def _conditions(step: Step, emitter: Emitter) -> list[str]:
+    """Python conditions: the call's arguments are those the step's template holds."""
+    own, args, kwargs = step.template
+    found = [f"live._index == {own.index}"]
+    if step.name == "__array_function__":  # (func, types, args, kwargs): types follow
+        found += _condition("args[0]", args[0], emitter)
+        found += _condition("args[2]", args[2], emitter)
+        found += _condition("args[3]", args[3], emitter)
+        found.insert(1, "len(args) == 4")
+    else:  # args is the tuple of a call's positional arguments
+        found.append(f"len(args) == {len(args)}")
+        for i, item in enumerate(args):
+            found += _condition(f"args[{i}]", item, emitter)
+    found += ["not kwargs"] if kwargs is None else _condition("kwargs", kwargs, emitter)
+    return found
+
+
+def _condition(expr: str, expected: Any, emitter: Emitter) -> list[str]:
+    kind = type(expected)
+    if kind is LiveRef:
+        return [f"type({expr}) is _Live", f"{expr}._index == {expected.index}",
+                f"{expr}._session is S"]
+    if kind is Bits:
+        if expected.kind is float:
+            return [f"type({expr}) is float", f"_pack({expr}) == {expected.data!r}"]
+        return [f"type({expr}) is {emitter.constant(expected.kind)}",
+                f"_bits({expr}) == {emitter.constant(expected.data)}"]
+    if kind is Static:
+        return [f"{expr} is {emitter.constant(expected.value)}"]
+    if kind is ArgRef:
+        return [f"{expr} is S.arguments[{expected.position}]"]
+    if expected is None or kind is bool:
+        return [f"{expr} is {expected!r}"]
+    if kind is str:
+        return [f"{expr} == {expected!r}"]
+    if kind is int:
+        return [f"type({expr}) is int", f"{expr} == {expected!r}"]
+    if kind is tuple or kind is list:
+        found = [f"type({expr}) is {kind.__name__}", f"len({expr}) == {len(expected)}"]
+        for i, item in enumerate(expected):
+            found += _condition(f"{expr}[{i}]", item, emitter)
+        return found
+    if kind is dict:
+        found = [f"type({expr}) is dict", f"{expr}.keys() == {emitter.constant(expected.keys())}"]
+        for key, item in expected.items():
+            found += _condition(f"{expr}[{key!r}]", item, emitter)
+        return found
+    if kind is slice:
+        return [f"type({expr}) is slice"] + _condition(f"{expr}.start", expected.start, emitter) \
+            + _condition(f"{expr}.stop", expected.stop, emitter) \
+            + _condition(f"{expr}.step", expected.step, emitter)
+    return [f"_matches({emitter.constant(expected)}, {expr}, S)"]
 
 
 def output_template(out: Any, session: Session) -> tuple:
