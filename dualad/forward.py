@@ -148,9 +148,10 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         (``dualad_gpu`` uses it to shard the seed axis across devices).
     replay:
         Record the NumPy calls of a call and replay them on later calls with the
-        same signature, without the interpreter (see ``docs/performance.md``):
-        ``fun`` must then depend on nothing but its arguments, as under
-        ``jax.jit``. ``False`` runs the interpreter every time.
+        same signature (see ``docs/performance.md``). ``fun`` itself runs at every
+        call, and each of its operations is checked against the recording, so the
+        result is the interpreter's bit for bit whatever ``fun`` reads. ``False``
+        runs the interpreter every time.
 
     Returns
     -------

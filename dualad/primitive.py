@@ -134,6 +134,32 @@ class Boxed:
     records_linear = False
 
 
+#: Functions users call directly with Duals that are neither NumPy's protocols nor
+#: Dual methods (SciPy's dispatchers, ``np.c_[...]``): see :func:`entry_point`.
+ENTRY_POINTS: set[Callable] = set()
+#: Module-level objects an entry point takes as they are (``np.c_``, ``np.r_``): a
+#: replay compares them by identity.
+STATIC_OBJECTS: list = []
+
+
+def entry_point(func: Callable) -> Callable:
+    """``func``, called as one operation by the boxes that ask for it (a replayed
+    call's values, :mod:`dualad.replay.live`), as it is otherwise."""
+    import functools
+
+    @functools.wraps(func)
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        for a in args:
+            items = a if type(a) is tuple or type(a) is list else (a,)
+            for item in items:
+                if isinstance(item, Boxed) and hasattr(item, "_entry"):
+                    return item._entry(func, *args, **kwargs)
+        return func(*args, **kwargs)
+
+    ENTRY_POINTS.add(func)
+    return entry
+
+
 def backend_of(args: Sequence) -> str:
     """Name of the array backend that should run a kernel on ``args``."""
     if _FOREIGN_ARRAY_TYPES:

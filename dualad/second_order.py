@@ -264,20 +264,17 @@ def _hessian_fwd_rev(fun: Callable, inputs: Inputs, chunk_size: int | None,
     k = len(inputs.leaves)
     every = tuple(range(k))
 
+    structures = []  # the output's structure, read as the function returns
+
     def of_leaves(*leaves):
-        return inputs.call(fun, list(leaves))
+        out = inputs.call(fun, list(leaves))
+        structures.append(optree.tree_structure(out))
+        return out
 
     nested = jacfwd(jacrev(of_leaves, argnums=every, replay=False), argnums=every,
                     chunk_size=chunk_size, seed_placement=seed_placement,
                     replay=False)(*inputs.leaves)
-    # The output's structure, from one evaluation on Duals (so that NumPy calls
-    # dispatch on any backend): a single zero seed is the cheapest.
-    tag = Tag()
-    try:
-        out_tree = optree.tree_structure(of_leaves(*(
-            Dual._new(x, np.zeros((1,) + x.shape, x.dtype), tag) for x in inputs.leaves)))
-    finally:
-        tag.live = False
+    out_tree = structures[0]
     result = []
     for blocks in out_tree.flatten_up_to(nested):  # blocks[i][j]: S_out + S_i + S_j
         out_ndim = blocks[0][0].ndim - 2 * inputs.leaves[0].ndim

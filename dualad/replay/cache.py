@@ -118,10 +118,19 @@ class Replayed:
             return self._replay(key, entry, fun, args, leaves)
         if type(entry) is _Seen:
             return self._record(key, fun, args, leaves, entry.misses)
-        if entry is None and key is not None:
-            self._remember(key, _Seen())
         self.counts["interpreted"] += 1
-        return self.body(fun, *args)
+        if entry is not None or key is None:
+            return self.body(fun, *args)
+        calls = []  # a transform that calls the function once per call can replay
+
+        def counted(*fargs: Any) -> Any:
+            calls.append(None)
+            return fun(*fargs)
+
+        result = self.body(counted, *args)
+        self._remember(key, _Seen() if len(calls) == 1 else Interpreted(
+            f"the transform calls the function {len(calls)} times per call (chunks)"))
+        return result
 
     # -- signatures --------------------------------------------------------------------
 
@@ -217,6 +226,7 @@ class Replayed:
             session.argument_ids[id(args[i])] = (args[i], register, i)
             traced.append(register)
         seen: dict = {}
+        takeover = _Takeover(self.body, args, session)
 
         def hook(*fargs: Any) -> Any:
             if seen:  # the transform calls the function again (chunks): no replay
@@ -224,7 +234,10 @@ class Replayed:
                 return fun(*fargs)
             seen["called"] = len(recorder.operations)
             live_args, seen["arguments"] = _live_arguments(fargs, traced_args, session)
-            out = fun(*live_args)
+            session.arguments_spec = seen["arguments"]
+            out = seen["out"] = fun(*live_args)
+            if session.mode == INTERPRETING:  # an operation could not be recorded
+                raise _Continued(takeover.finish(out))
             try:
                 seen["output"] = output_template(out, session)
             except Opaque as why:
@@ -236,6 +249,21 @@ class Replayed:
 
         try:
             result = self.body(hook, *traced_args)
+        except _Continued as continued:
+            self._remember(key, Interpreted(f"recording failed: {session.broken}"))
+            return continued.result
+        except Exception as error:
+            if "called" not in seen:  # before the function: the interpreter says
+                self._remember(key, Interpreted(f"recording failed: {error!r}"))
+                return self.body(fun, *args)
+            if "returned" not in seen:  # the function's own exception
+                takeover.cancel()
+                raise
+            # After the function: the interpreter finishes the transform.
+            self._remember(key, Interpreted(f"recording failed: {error!r}"))
+            session.mode = RECORDING
+            takeover.materialize()
+            return takeover.finish(seen["out"])
         finally:
             session.finish()
         result_leaves, result_tree = optree.tree_flatten(result)
@@ -284,7 +312,7 @@ class Replayed:
     def _replay(self, key: tuple, recording: Recording, fun: Callable, args: tuple,
                 leaves: list) -> Any:
         session = Session(REPLAYING, recording, recording.nested)
-        session.arguments = args
+        session.arguments, session.arguments_spec = args, recording.arguments
         registers = session.registers = [None] * recording.registers
         inputs = recording.inputs
         for slot, leaf in zip(inputs, leaves):
@@ -295,19 +323,7 @@ class Replayed:
             recording.prepare(registers)
         except GuardFailed:
             return self.body(fun, *args)
-        context = contextvars.copy_context()
-        interpreter: list[Coroutine] = []
-
-        def materialize() -> None:
-            coroutine = Coroutine(self.body, args, {}, context)
-            interpreter.append(coroutine)
-            fargs, _ = coroutine.arguments()
-            duals = _duals_of(fargs, recording.arguments)
-            replay_log(session.log, duals)
-            session.duals = duals
-            session.mode = INTERPRETING
-
-        session.materialize = materialize
+        takeover = _Takeover(self.body, args, session)
         try:
             out = fun(*recording.function_arguments(args, session))
             if session.mode == REPLAYING:
@@ -321,18 +337,57 @@ class Replayed:
                         self.counts["replayed"] += 1
                         recording.misses = 0
                         return result
-                materialize()
+                takeover.materialize()
             self.counts["continued"] += 1
             misses = recording.misses + 1  # record the new path, unless it keeps changing
             self._remember(key, _Seen(misses) if misses < MAX_MISSES else Interpreted(
                 "its operations differ from the recording's call after call"))
-            return interpreter[0].finish(_unwrapped(out, session))
+            return takeover.finish(out)
         except BaseException:
-            if interpreter:
-                interpreter[0].cancel()
+            takeover.cancel()
             raise
         finally:
             session.finish()
+
+
+class _Continued(BaseException):
+    """The recording call went on in the interpreter: its result (raised through the
+    traced transform, which is abandoned)."""
+
+    def __init__(self, result: Any) -> None:
+        self.result = result
+
+
+class _Takeover:
+    """The interpreter taking a call over mid-way (see :mod:`.coroutine`): started on
+    the call's arguments in a copy of the caller's context as the call began; it
+    runs the operations done so far again on its Duals and hands them to the
+    session, which goes on in the interpreter."""
+
+    __slots__ = ("body", "args", "session", "context", "coroutine")
+
+    def __init__(self, body: Callable, args: tuple, session: Session) -> None:
+        self.body, self.args, self.session = body, args, session
+        self.context = contextvars.copy_context()
+        self.coroutine: Coroutine | None = None
+        session.materialize = self.materialize
+
+    def materialize(self) -> None:
+        session = self.session
+        self.coroutine = Coroutine(self.body, self.args, {}, self.context)
+        fargs, _ = self.coroutine.arguments()
+        duals = _duals_of(fargs, session.arguments_spec)
+        replay_log(session.log, duals)
+        session.duals = duals
+        session.mode = INTERPRETING
+
+    def finish(self, out: Any) -> Any:
+        """The transform's result, from the function's output (Live values or Duals)."""
+        return self.coroutine.finish(_unwrapped(out, self.session))
+
+    def cancel(self) -> None:
+        if self.coroutine is not None:
+            self.coroutine.cancel()
 
 
 def _with_keywords(fun: Callable, kwargs: dict) -> Callable:

@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from ..dual import Dual
-from ..primitive import FUNCTION_HANDLERS, USER_FUNCTIONS, EscapedDualError, Primitive, Tag
-from .tracing import Traced
+from ..primitive import (ENTRY_POINTS, FUNCTION_HANDLERS, STATIC_OBJECTS, USER_FUNCTIONS,
+                         EscapedDualError, Primitive, Tag)
+from .tracing import Traced, Unrecordable
 
 __all__ = ["Live", "Session", "Opaque"]
 
@@ -112,7 +113,7 @@ class Live(Dual):
 
 
 #: Dual's members that are operations (each a call of the session).
-OPERATIONS = (
+OPERATIONS = ("_entry", 
     "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
     "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__divmod__",
     "__rdivmod__", "__matmul__", "__rmatmul__", "__neg__", "__pos__", "__abs__", "__pow__",
@@ -180,6 +181,8 @@ def call_operation(name: str, self: Any, args: tuple, kwargs: dict) -> Any:
     if name == "_process":
         prim, prim_args, params = args
         return prim(*prim_args, **params)
+    if name == "_entry":
+        return args[0](*args[1:], **kwargs)
     return getattr(self, name)(*args, **kwargs)
 
 
@@ -259,11 +262,14 @@ def _is_static(value: Any) -> bool:
         return issubclass(value, (np.generic, float, int, complex, bool))
     if isinstance(value, Primitive):
         return value.builtin
+    if any(value is known for known in STATIC_OBJECTS):
+        return True
     if isinstance(value, np.ufunc):
         return value.__name__ is not None and not value.__name__.endswith("(vectorized)") \
             and value not in USER_FUNCTIONS
     try:
-        return value in FUNCTION_HANDLERS and value not in USER_FUNCTIONS
+        return value in ENTRY_POINTS or (value in FUNCTION_HANDLERS
+                                         and value not in USER_FUNCTIONS)
     except TypeError:
         return False
 
@@ -363,6 +369,7 @@ class Session:
         self.targets: dict[int, Live] = {}     # Live values a later step gives back
         self.materialize: Callable[[], None] | None = None  # set by the cache
         self.arguments: tuple = ()     # the transform's arguments
+        self.arguments_spec: list = []  # how the function's arguments were made
         if mode == REPLAYING:
             self.steps = recording.steps
             return
@@ -456,8 +463,15 @@ class Session:
         recorder.errstate = errstate
         step = Step(name, shape, None)
         step.first = len(recorder.operations)
-        result = call_operation(name, self._unwrap(live), self._unwrap(args),
-                                self._unwrap(kwargs))
+        try:
+            result = call_operation(name, self._unwrap(live), self._unwrap(args),
+                                    self._unwrap(kwargs))
+        except (Unrecordable, Exception) as error:
+            # Not recordable (or raising only when traced): the interpreter takes the
+            # call over, and says whether the operation raises.
+            self.broken = self.broken or f"{name} could not be recorded: {error!r}"
+            self.materialize()
+            return self.operate(name, live, args, kwargs)
         step.last = len(recorder.operations)
         if any(op.errstate is not None for op in recorder.operations[step.first:step.last]):
             step.errstate = errstate

@@ -1,15 +1,15 @@
-"""A recorded program: the NumPy calls of one transform call, as Python code.
+"""Recorded NumPy calls as Python code, and which of them a replay needs.
 
-The operations a :class:`~dualad.replay.tracing.Recorder` collected become the
-body of one generated function, ``replay(r0, r1, ...)``: one line per call,
-registers as local variables, constants bound by name. Operations whose results
-no output needs are dropped (never those that write into an array, nor
-guards). The replay makes no Dual, runs no rule and dispatches nothing.
+The operations a :class:`~dualad.replay.tracing.Recorder` collected become lines
+of generated functions (:class:`Emitter`; :mod:`~dualad.replay.recording` puts
+them together): one line per call, registers as local variables, constants bound
+by name. Operations whose results nothing needs are dropped (never those that
+write into an array, nor guards). The replay makes no Dual, runs no rule and
+dispatches nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -115,69 +115,6 @@ class Emitter:
 
 #: Operations whose result is new memory, which nothing else sees until it is used.
 FRESH = frozenset({"zeros_like", "empty_like", "ones_like", "full_like", "copy", "array"})
-
-
-def common_subexpressions(operations: list[Operation]) -> tuple[list[Operation], dict]:
-    """The operations with repeats of a pure call dropped (``2 * x`` computed for two
-    rules), and the map from each dropped result to the one kept. Only in programs
-    that write into no array: two equal results may be distinct memory."""
-    if any(op.mutates for op in operations):
-        return operations, {}
-    alias: dict[int, int] = {}
-    seen: dict = {}
-    kept = []
-    for op in operations:
-        if alias:
-            op = _renamed(op, alias)
-        key = _call_key(op) if type(op.outputs) is int and not op.checks \
-            and op.errstate is None else None
-        if key is not None and key in seen:
-            alias[op.outputs] = seen[key]
-            continue
-        if key is not None:
-            seen[key] = op.outputs
-        kept.append(op)
-    return kept, alias
-
-
-def _renamed(op: Operation, alias: dict) -> Operation:
-    copy = Operation(op.func, _rename(op.args, alias), _rename(op.kwargs, alias), op.name,
-                     op.mutates, op.method)
-    copy.outputs, copy.checks, copy.errstate = op.outputs, op.checks, op.errstate
-    return copy
-
-
-def _rename(x: Any, alias: dict) -> Any:
-    if isinstance(x, Register):
-        return Register(alias.get(x.slot, x.slot))
-    if type(x) in (tuple, list):
-        return type(x)(_rename(v, alias) for v in x)
-    if type(x) is dict:
-        return {k: _rename(v, alias) for k, v in x.items()}
-    return x
-
-
-def _call_key(op: Operation) -> Any:
-    """A hashable description of a call: equal keys, equal results."""
-    owner = getattr(op.func, "__self__", None)
-    func = op.name if op.method else (id(owner), op.func.__name__) \
-        if owner is not None and hasattr(op.func, "__name__") else id(op.func)
-
-    def key(x: Any) -> Any:
-        if isinstance(x, Register):
-            return ("r", x.slot)
-        t = type(x)
-        if t in (tuple, list):
-            return (t.__name__,) + tuple(key(v) for v in x)
-        if t is dict:
-            return ("dict",) + tuple((k, key(v)) for k, v in x.items())
-        if t is slice:
-            return ("slice", key(x.start), key(x.stop), key(x.step))
-        if x is None or t in (bool, int, float, str):
-            return (t.__name__, x)
-        return ("constant", id(x))
-
-    return (func, key(op.args), key(op.kwargs))
 
 
 def live_operations(operations: list[Operation], out_slots: set) -> list[Operation]:

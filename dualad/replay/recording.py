@@ -25,7 +25,7 @@ import struct
 from .live import (MISS, ArgRef, Bits, Live, LiveRef, Session, Static, Step, _bits, matches,
                    template)
 from .program import Emitter, _registers, live_operations
-from .tracing import Operation, Recorder, Register, Traced
+from .tracing import Operation, Recorder, Traced
 
 __all__ = ["Recording", "Unreplayable"]
 
@@ -125,6 +125,9 @@ class Recording:
             for op in part:
                 for slot in _registers((op.args, op.kwargs)):
                     last_use[slot] = part_index
+        for spec in results:  # the result reads its registers in the last part
+            if isinstance(spec, Slot):
+                last_use[spec.slot] = len(parts) - 1
         produced_in: dict[int, int] = {}
         for part_index, part in enumerate(parts):
             for op in part:
@@ -390,5 +393,3 @@ def output_template(out: Any, session: Session) -> tuple:
     leaves, tree = optree.tree_flatten(out, none_is_leaf=True)
     return tree, [template(leaf, session) for leaf in leaves]
 
-
-_ = (Register,)

@@ -18,7 +18,7 @@ from numpy.lib import _index_tricks_impl
 
 from ..dual import _astype, primal_value
 from ..operands import arguments_as_given
-from ..primitive import FUNCTION_HANDLERS, Boxed, implements
+from ..primitive import FUNCTION_HANDLERS, STATIC_OBJECTS, Boxed, entry_point, implements
 from .calculus import _cast, _dtype, _operand
 from .elementwise import floor, where
 from .shape import (
@@ -499,7 +499,12 @@ def _concatenator_getitem(self, key):
     if not any(isinstance(item, Boxed) for item in items) or type(
             self).concatenate is not _index_tricks_impl.AxisConcatenator.concatenate:
         return _numpy_getitem(self, key)
-    return _concatenate_key(self, items)
+    return _concatenate_items(self, items)
+
+
+@entry_point
+def _concatenate_items(concatenator, items: tuple):
+    return _concatenate_key(concatenator, items)
 
 
 def _concatenate_key(concatenator, items: tuple):
@@ -531,3 +536,4 @@ def _concatenate_key(concatenator, items: tuple):
 
 
 _index_tricks_impl.AxisConcatenator.__getitem__ = _concatenator_getitem
+STATIC_OBJECTS += [np.c_, np.r_]

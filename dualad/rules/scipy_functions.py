@@ -33,7 +33,7 @@ import numpy as np
 from ..dual import as_operand, primal_value
 from ..operands import complex_error, holds_complex
 from ..operands import holds_box as _holds_box
-from ..primitive import COMPLEX_FUNCTIONS, qualified_name
+from ..primitive import COMPLEX_FUNCTIONS, entry_point, qualified_name
 from ..primitive import Boxed, Primitive, register_function
 from .shape import getitem, reshape, shape_of
 
@@ -68,6 +68,7 @@ def _holds_dual(args: tuple, kwargs: dict) -> bool:
 
 
 def _dispatcher(original: Callable, implementation: Callable, method: bool) -> Callable:
+    implementation = entry_point(implementation)  # one operation of a replayed call
     if method:  # a method: ``self`` is the distribution, never a Dual
         def dispatch(self, *args, **kwargs):
             if _holds_dual(args, kwargs):
