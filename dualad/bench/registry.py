@@ -6,6 +6,7 @@ from .compiled import (compiled_grad_textbook, compiled_helmholtz, compiled_hess
                        compiled_jacfwd_tanh, compiled_jvp_sum_sin_exp)
 from .core import Problem
 from .forward import BATCH_SIZES, JVP_SIZES, jacfwd_textbook, jvp_batched, jvp_sum_sin_exp
+from .inline import INLINE_PROBLEMS
 from .jacobians import CHUNK_SIZES, JACOBIAN_SIZES, jacfwd_chunk, jacfwd_tanh, jacrev_tanh
 from .reverse import HELMHOLTZ_SIZES, grad_sum_sin_exp, helmholtz_problem
 from .second_order import HESSIAN_SIZES, hessian_rosenbrock, hvp_rosenbrock
@@ -18,7 +19,7 @@ from .spectral import grad_power_spectrum, jvp_fft
 PROBLEMS: dict[str, Problem] = {p.name: p for p in (
     *map(jvp_sum_sin_exp, JVP_SIZES), grad_sum_sin_exp(), jacfwd_textbook(),
     *map(hessian_rosenbrock, HESSIAN_SIZES), hvp_rosenbrock(),
-    *map(helmholtz_problem, HELMHOLTZ_SIZES),
+    *map(helmholtz_problem, HELMHOLTZ_SIZES), *INLINE_PROBLEMS,
     *map(jvp_batched, BATCH_SIZES),
     *map(jacfwd_tanh, JACOBIAN_SIZES), *map(jacrev_tanh, JACOBIAN_SIZES),
     *map(jacfwd_chunk, CHUNK_SIZES),
@@ -30,6 +31,8 @@ PROBLEMS: dict[str, Problem] = {p.name: p for p in (
 GROUPS: dict[str, str] = {
     "helmholtz": "Gradient of the Helmholtz free energy (Baydin et al., \"Automatic "
                  "Differentiation in Machine Learning: a Survey\", Table 4)",
+    "inline": "Transforms written inline (dualad.jacfwd(f)(x) at every call): the same "
+              "targets",
     "jvp_batched": "JVP along K seeds at once, sum(sin(x)exp(-x^2)+log1p(x^2)), n=10^4",
     "jacfwd_tanh": "Dense Jacobian by forward mode: jacfwd of tanh(Wx)+x^3",
     "jacrev_tanh": "Dense Jacobian by reverse mode: jacrev of tanh(Wx)+x^3",

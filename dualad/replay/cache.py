@@ -40,7 +40,7 @@ import optree
 from ..dual import Dual
 from .coroutine import Coroutine
 from .live import (INTERPRETING, RECORDING, REPLAYING, Bits, LiveRef, Objects, Opaque, Session,
-                   replay_log)
+                   replay_log, replay_steps)
 from .program import GuardFailed
 from .recording import Recording, Unreplayable, output_template
 from .tracing import Recorder, Traced, same_recording
@@ -377,7 +377,10 @@ class _Takeover:
         self.coroutine = Coroutine(self.body, self.args, {}, self.context)
         fargs, _ = self.coroutine.arguments()
         duals = _duals_of(fargs, session.arguments_spec)
-        replay_log(session.log, duals)
+        if session.mode == REPLAYING:  # the operations so far, from the recording
+            replay_steps(session.steps[:session.position], duals, session.arguments)
+        else:
+            replay_log(session.log, duals)
         session.duals = duals
         session.mode = INTERPRETING
 

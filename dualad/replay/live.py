@@ -298,8 +298,7 @@ def template(value: Any, session: Session) -> Any:
     if kind is np.ndarray:
         if value.dtype.hasobject:
             return Objects(value.shape, [template(v, session) for v in value.flat])
-        frozen = session.frozen.get(id(value))
-        return Bits(value, frozen[1] if frozen is not None and frozen[0] is value else None)
+        return Bits(value, session.freeze(value))
     if isinstance(value, np.generic) and not isinstance(value, np.object_):
         return Bits(value)
     if _is_static(value):
@@ -556,13 +555,16 @@ class Session:
                     out.flat[i] = self._unwrap(item)
                 return out
             if self.mode == RECORDING:
-                # The recording keeps a copy, laid out as the caller's (a layout may
-                # change the bits of a sum): the caller may write into theirs later.
-                frozen = self.frozen.get(id(x))
-                if frozen is None or frozen[0] is not x:
-                    frozen = self.frozen[id(x)] = (x, same_layout_copy(x))
-                return frozen[1]
+                return self.freeze(x)
         return x
+
+    def freeze(self, array: np.ndarray) -> np.ndarray:
+        """The copy of a constant array the recording uses, laid out as the caller's
+        (a layout may change the bits of a sum): the caller may write into theirs."""
+        frozen = self.frozen.get(id(array))
+        if frozen is None or frozen[0] is not array:
+            frozen = self.frozen[id(array)] = (array, same_layout_copy(array))
+        return frozen[1]
 
     def finish(self) -> None:
         """The call has returned: its values raise when used, as a finished Dual's do
@@ -580,6 +582,51 @@ def _innermost(x: Any) -> Any:
     while isinstance(x, Dual):
         x = x.primal
     return x
+
+
+def replay_steps(steps: list, duals: dict, arguments: tuple) -> None:
+    """Run a replayed call's operations so far again on Duals, from the recording's
+    templates (constants as recorded, bit for bit the call's): ``duals`` maps each
+    Live number met to its Dual, and gains the Live values the operations made."""
+
+    def value(expected: Any) -> Any:
+        kind = type(expected)
+        if kind is LiveRef:
+            return duals[expected.index]
+        if kind is Bits or kind is Static:
+            return expected.value
+        if kind is ArgRef:
+            return arguments[expected.position]
+        if kind is tuple or kind is list:
+            return kind(value(item) for item in expected)
+        if kind is dict:
+            return {key: value(item) for key, item in expected.items()}
+        if kind is slice:
+            return slice(value(expected.start), value(expected.stop), value(expected.step))
+        if kind is Objects:
+            out = np.empty(expected.shape, object)
+            for i, item in enumerate(expected.items):
+                out.flat[i] = value(item)
+            return out
+        return expected
+
+    def note(spec: Any, result: Any) -> None:
+        kind = type(spec)
+        if kind.__name__ == "NewLive":
+            duals[spec.index] = result
+        elif kind is tuple or kind is list:
+            for s, r in zip(spec, result):
+                note(s, r)
+        elif kind.__name__ == "Named":
+            for s, r in zip(spec.items, result):
+                note(s, r)
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for step in steps:
+            own, args, kwargs = step.template
+            note(step.result, call_operation(step.name, duals[own.index], value(args),
+                                             value(kwargs) if kwargs is not None else {}))
 
 
 def replay_log(log: list, duals: dict, substitute: dict | None = None) -> None:

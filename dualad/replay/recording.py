@@ -203,7 +203,6 @@ class Recording:
             for live_index, slot in step.rebinds:
                 lines.append(f"    S.targets[{live_index}]._value = R[{slot}]")
             lines.append("    S.position += 1")
-            lines.append(f"    S.log.append(({step.name!r}, live, args, kwargs, result))")
             lines.append("    return result")
         if results is not None:
             items = []
