@@ -44,6 +44,8 @@ TRANSFORMS = {
     "hvp": lambda g, replay: lambda x, *a: dualad.hvp(_scalar(g), (x,) + a, (ONES,) + tuple(
         np.zeros_like(v) for v in a), replay=replay),
     "sparse_jacobian": lambda g, replay: _dense(dualad.sparse_jacobian(g, replay=replay)),
+    "sparse_hessian": lambda g, replay: _dense(dualad.sparse_hessian(_scalar(g),
+                                                                    replay=replay)),
 }
 _SCALARS: dict = {}
 
@@ -341,7 +343,7 @@ def test_side_effects_happen_once_per_call():
         return np.sin(x) * x
 
     for name, make in TRANSFORMS.items():
-        if name in ("hvp", "sparse_jacobian", "hessian"):
+        if name in ("hvp", "sparse_jacobian", "sparse_hessian", "hessian"):
             continue
         calls.clear()
         f = make(counted, True)
@@ -517,3 +519,31 @@ def test_programs_reading_changing_state_replay_like_the_interpreter(steps, chan
     run_like_the_interpreter(program, lambda k: READS[changes[k]][1](rng), calls=8,
                              transforms={transform: TRANSFORMS[transform]},
                              args=lambda k: (X + 0.1 * k,), engaged=False, every=1)
+
+
+# -- the interpreter taking over at every operation ------------------------------------------
+
+@pytest.mark.parametrize("transform", sorted(TRANSFORMS))
+def test_the_interpreter_takes_over_at_any_operation(transform):
+    """The same function, one constant changed at operation j: the call leaves the
+    recording there, and the interpreter finishes it from the operations so far."""
+    constants = np.ones(6)
+
+    def chain(x):
+        y = np.sin(x) * constants[0]
+        y = y * x + constants[1]
+        y = np.exp(-y ** 2) * constants[2]
+        y[1:] = y[1:] * constants[3]  # a write
+        z = y.reshape(3, 1) @ np.ones((1, 3)) * constants[4]
+        return np.sum(z, axis=1) + x * constants[5]
+
+    make = TRANSFORMS[transform]
+    replayed, interpreted = make(chain, True), make(chain, False)
+    for j in range(len(constants)):
+        constants[:] = 1.0
+        for _ in range(3):  # interpreted, recorded, replayed
+            assert identical(replayed(X), interpreted(X))
+        constants[j] = 2.0
+        assert identical(replayed(X), interpreted(X)), j
+    counts = _counts(chain, transform, replayed)
+    assert counts is None or counts["continued"] == len(constants), counts

@@ -25,7 +25,6 @@ where it meets an operation, bit for bit, on every call. The cache is bounded
 
 from __future__ import annotations
 
-import contextvars
 import inspect
 import os
 import threading
@@ -38,12 +37,11 @@ import numpy as np
 import optree
 
 from ..dual import Dual
-from .coroutine import Coroutine
 from .live import (INTERPRETING, RECORDING, REPLAYING, Bits, LiveRef, Objects, Opaque, Session,
-                   replay_log, replay_steps)
+                   duals_of, replay_log)
 from .program import GuardFailed
 from .recording import Recording, Unreplayable, output_template
-from .tracing import Recorder, Traced, same_recording
+from .tracing import Recorder, Traced, Unrecordable, same_recording
 
 __all__ = ["Replayed", "Transformed", "replayed", "replayed_call", "identical",
            "REPLAY_BY_DEFAULT", "CACHE_SIZE", "Interpreted"]
@@ -226,7 +224,7 @@ class Replayed:
             session.argument_ids[id(args[i])] = (args[i], register, i)
             traced.append(register)
         seen: dict = {}
-        takeover = _Takeover(self.body, args, session)
+        session.start(self.body, args)
 
         def hook(*fargs: Any) -> Any:
             if seen:  # the transform calls the function again (chunks): no replay
@@ -237,7 +235,7 @@ class Replayed:
             session.arguments_spec = seen["arguments"]
             out = seen["out"] = fun(*live_args)
             if session.mode == INTERPRETING:  # an operation could not be recorded
-                raise _Continued(takeover.finish(out))
+                raise _Continued(session.finish_interpreting(out))
             try:
                 seen["output"] = output_template(out, session)
             except Opaque as why:
@@ -245,25 +243,30 @@ class Replayed:
                 seen["output"] = None
             seen["returned"] = len(recorder.operations)
             seen["log"] = list(session.log)
-            return _unwrapped(out, session)
+            return session.unwrapped(out)
 
         try:
             result = self.body(hook, *traced_args)
         except _Continued as continued:
             self._remember(key, Interpreted(f"recording failed: {session.broken}"))
             return continued.result
-        except Exception as error:
+        except (Unrecordable, Exception) as error:
             if "called" not in seen:  # before the function: the interpreter says
                 self._remember(key, Interpreted(f"recording failed: {error!r}"))
                 return self.body(fun, *args)
-            if "returned" not in seen:  # the function's own exception
-                takeover.cancel()
-                raise
+            if "returned" not in seen:
+                session.cancel()
+                if not isinstance(error, Unrecordable):
+                    raise  # the function's own exception
+                # A traced value reached NumPy unseen, in no operation: the function
+                # cannot go on, and runs again in the interpreter (no known path left).
+                self._remember(key, Interpreted(f"recording failed: {error!r}"))
+                return self.body(fun, *args)
             # After the function: the interpreter finishes the transform.
             self._remember(key, Interpreted(f"recording failed: {error!r}"))
             session.mode = RECORDING
-            takeover.materialize()
-            return takeover.finish(seen["out"])
+            session.materialize()
+            return session.finish_interpreting(seen["out"])
         finally:
             session.finish()
         result_leaves, result_tree = optree.tree_flatten(result)
@@ -294,7 +297,7 @@ class Replayed:
                       for i in recording.other_arguments}
 
         def hook(*fargs: Any) -> Any:
-            duals = _duals_of(fargs, recording.arguments)
+            duals = duals_of(fargs, recording.arguments)
             replay_log(seen["log"], duals, substitute)
             tree, expected = recording.output
             return tree.unflatten([_from_template(e, duals) for e in expected])
@@ -319,11 +322,12 @@ class Replayed:
             registers[slot] = leaf if type(leaf) is np.ndarray else np.asarray(leaf)
         for slot, i in zip(inputs[len(leaves):], recording.other_arguments):
             registers[slot] = args[i]
-        try:
-            recording.prepare(registers)
-        except GuardFailed:
-            return self.body(fun, *args)
-        takeover = _Takeover(self.body, args, session)
+        if recording.prepare is not None:
+            try:
+                recording.prepare(registers)
+            except GuardFailed:
+                return self.body(fun, *args)
+        session.start(self.body, args)
         try:
             out = fun(*recording.function_arguments(args, session))
             if session.mode == REPLAYING:
@@ -337,14 +341,14 @@ class Replayed:
                         self.counts["replayed"] += 1
                         recording.misses = 0
                         return result
-                takeover.materialize()
+                session.materialize()
             self.counts["continued"] += 1
             misses = recording.misses + 1  # record the new path, unless it keeps changing
             self._remember(key, _Seen(misses) if misses < MAX_MISSES else Interpreted(
                 "its operations differ from the recording's call after call"))
-            return takeover.finish(out)
+            return session.finish_interpreting(out)
         except BaseException:
-            takeover.cancel()
+            session.cancel()
             raise
         finally:
             session.finish()
@@ -356,41 +360,6 @@ class _Continued(BaseException):
 
     def __init__(self, result: Any) -> None:
         self.result = result
-
-
-class _Takeover:
-    """The interpreter taking a call over mid-way (see :mod:`.coroutine`): started on
-    the call's arguments in a copy of the caller's context as the call began; it
-    runs the operations done so far again on its Duals and hands them to the
-    session, which goes on in the interpreter."""
-
-    __slots__ = ("body", "args", "session", "context", "coroutine")
-
-    def __init__(self, body: Callable, args: tuple, session: Session) -> None:
-        self.body, self.args, self.session = body, args, session
-        self.context = contextvars.copy_context()
-        self.coroutine: Coroutine | None = None
-        session.materialize = self.materialize
-
-    def materialize(self) -> None:
-        session = self.session
-        self.coroutine = Coroutine(self.body, self.args, {}, self.context)
-        fargs, _ = self.coroutine.arguments()
-        duals = _duals_of(fargs, session.arguments_spec)
-        if session.mode == REPLAYING:  # the operations so far, from the recording
-            replay_steps(session.steps[:session.position], duals, session.arguments)
-        else:
-            replay_log(session.log, duals)
-        session.duals = duals
-        session.mode = INTERPRETING
-
-    def finish(self, out: Any) -> Any:
-        """The transform's result, from the function's output (Live values or Duals)."""
-        return self.coroutine.finish(_unwrapped(out, self.session))
-
-    def cancel(self) -> None:
-        if self.coroutine is not None:
-            self.coroutine.cancel()
 
 
 def _with_keywords(fun: Callable, kwargs: dict) -> Callable:
@@ -453,17 +422,6 @@ def _live_arguments(fargs: tuple, traced_args: tuple, session: Session) -> tuple
     return live_args, spec
 
 
-def _duals_of(fargs: tuple, spec: list) -> dict:
-    """The interpreter's Duals for the Live values that stood for the arguments."""
-    duals, at = {}, 0
-    for a, item in zip(fargs, spec):
-        if item[0] == "tree":
-            for leaf in optree.tree_leaves(a):
-                duals[at] = leaf
-                at += 1
-    return duals
-
-
 def _from_template(expected: Any, duals: dict) -> Any:
     """The value a template stands for, with the Duals of the Live values."""
     kind = type(expected)
@@ -477,11 +435,6 @@ def _from_template(expected: Any, duals: dict) -> Any:
             out.flat[i] = _from_template(item, duals)
         return out
     return expected
-
-
-def _unwrapped(out: Any, session: Session) -> Any:
-    leaves, tree = optree.tree_flatten(out, none_is_leaf=True)
-    return tree.unflatten([session._unwrap(leaf) for leaf in leaves])
 
 
 def _plain(x: Any) -> Any:

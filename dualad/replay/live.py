@@ -21,16 +21,19 @@ replay had never been there.
 
 from __future__ import annotations
 
+import contextvars
 import struct
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import optree
 
 from ..dual import Dual
 from ..primitive import (ENTRY_POINTS, FUNCTION_HANDLERS, STATIC_OBJECTS, USER_FUNCTIONS,
                          EscapedDualError, Primitive, Tag)
+from .coroutine import Coroutine
 from .tracing import Traced, Unrecordable
 
 __all__ = ["Live", "Session", "Opaque"]
@@ -59,7 +62,7 @@ class Live(Dual):
     @property
     def primal(self) -> Any:  # type: ignore[override]
         session = self._session
-        if session.mode == REPLAYING and not session.nested:
+        if session.mode <= REPLAYING and not session.nested:  # recording or replaying
             return self._value
         return session.dual_of(self).primal
 
@@ -76,6 +79,10 @@ class Live(Dual):
             return session.tag
         dual = session.duals.get(self._index)
         return session.dual_of(self)._tag if dual is None else dual._tag
+
+    @property
+    def tag(self) -> Any:  # type: ignore[override]
+        return self._session.dual_of(self)._tag
 
     def __getattr__(self, name: str) -> Any:  # HyperDual's parts and the like
         if name.startswith("__"):
@@ -113,7 +120,7 @@ class Live(Dual):
 
 
 #: Dual's members that are operations (each a call of the session).
-OPERATIONS = ("_entry", 
+OPERATIONS = (
     "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
     "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__divmod__",
     "__rdivmod__", "__matmul__", "__rmatmul__", "__neg__", "__pos__", "__abs__", "__pow__",
@@ -121,7 +128,7 @@ OPERATIONS = ("_entry",
     "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__",
     "__imatmul__", "__ifloordiv__", "__imod__", "__array_ufunc__", "__array_function__",
     "reshape", "transpose", "flatten", "copy", "__copy__", "__deepcopy__", "astype", "conj",
-    "conjugate", "__round__", "_process",
+    "conjugate", "__round__", "_process", "_entry",
 )
 #: Operations that write into a Live value (and, through NumPy's aliasing, its views).
 WRITES = frozenset({"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
@@ -140,13 +147,11 @@ def _operation(name: str) -> Callable:
     def method(self, *args: Any, **kwargs: Any) -> Any:
         session = self._session
         if session.mode == REPLAYING:  # the hot path: the next step's own code
-            steps = session.steps
-            if session.position < len(steps):
-                step = steps[session.position]
-                if step.name is name:
-                    result = step.run(session, self, args, kwargs)
-                    if result is not MISS:
-                        return result
+            step = session.upcoming[session.position]  # (ends with a step of no name)
+            if step.name is name:
+                result = step.run(session, self, args, kwargs)
+                if result is not MISS:
+                    return result
         return session.operate(name, self, args, kwargs)
 
     method.__name__ = name
@@ -366,11 +371,10 @@ class Session:
         self.duals: dict[int, Any] = {}  # Live number -> its Dual (recording, interpreting)
         self.log: list[tuple] = []      # (name, self, args, kwargs, result) per operation
         self.targets: dict[int, Live] = {}     # Live values a later step gives back
-        self.materialize: Callable[[], None] | None = None  # set by the cache
         self.arguments: tuple = ()     # the transform's arguments
         self.arguments_spec: list = []  # how the function's arguments were made
         if mode == REPLAYING:
-            self.steps = recording.steps
+            self.steps, self.upcoming = recording.steps, recording.upcoming
             return
         self.steps = []                        # the operations noted
         self.registers: list = []
@@ -423,10 +427,10 @@ class Session:
 
     def dual_of(self, live: Live) -> Any:
         """The Dual standing behind a Live value (materializing the call if need be)."""
-        if self.mode == REPLAYING:
+        if self.mode <= REPLAYING:  # recording: no traced value may reach the function
+            if self.mode == RECORDING:
+                self.broken = self.broken or "a value was read past the operations"
             self.materialize()
-        if self.mode == RECORDING:
-            self.broken = self.broken or "a value was read past the operations"
         dual = self.duals.get(live._index)
         if dual is None:  # a finished call that never needed its Duals
             raise EscapedDualError(Tag())
@@ -566,6 +570,41 @@ class Session:
             frozen = self.frozen[id(array)] = (array, same_layout_copy(array))
         return frozen[1]
 
+    # -- the interpreter taking over (see dualad.replay.coroutine) ---------------------
+
+    def start(self, body: Callable, arguments: tuple) -> None:
+        """The transform's interpreter ``body(fun, *arguments)``, should it take over,
+        in a copy of the caller's context as the call begins."""
+        self.body, self.arguments, self.context = body, arguments, contextvars.copy_context()
+
+    def materialize(self) -> None:
+        """Start the interpreter, run the operations so far again on its Duals, and
+        go on in the interpreter: every Live value hands its operations to its Dual."""
+        self.coroutine = Coroutine(self.body, self.arguments, {}, self.context)
+        fargs, _ = self.coroutine.arguments()
+        duals = duals_of(fargs, self.arguments_spec)
+        if self.mode == REPLAYING:  # from the recording: no log of a replayed call
+            replay_steps(self.steps[:self.position], duals, self.arguments)
+        else:
+            replay_log(self.log, duals)
+        self.duals = duals
+        self.mode = INTERPRETING
+
+    def finish_interpreting(self, out: Any) -> Any:
+        """The transform's result, from the function's output, by the interpreter."""
+        return self.coroutine.finish(self.unwrapped(out))
+
+    def cancel(self) -> None:
+        """The function raised: unwind the interpreter, if it had taken over."""
+        coroutine = getattr(self, "coroutine", None)
+        if coroutine is not None:
+            coroutine.cancel()
+
+    def unwrapped(self, out: Any) -> Any:
+        """The function's output with the interpreter's Duals for the Live values."""
+        leaves, tree = optree.tree_flatten(out, none_is_leaf=True)
+        return tree.unflatten([self._unwrap(leaf) for leaf in leaves])
+
     def finish(self) -> None:
         """The call has returned: its values raise when used, as a finished Dual's do
         (their Duals, if any, stay: reading a value still works)."""
@@ -582,6 +621,18 @@ def _innermost(x: Any) -> Any:
     while isinstance(x, Dual):
         x = x.primal
     return x
+
+
+def duals_of(fargs: tuple, spec: list) -> dict:
+    """The interpreter's Duals for the Live values that stood for the arguments (the
+    function's arguments ``fargs``, made as ``spec`` says)."""
+    duals, at = {}, 0
+    for a, item in zip(fargs, spec):
+        if item[0] == "tree":
+            for leaf in optree.tree_leaves(a):
+                duals[at] = leaf
+                at += 1
+    return duals
 
 
 def replay_steps(steps: list, duals: dict, arguments: tuple) -> None:

@@ -160,10 +160,11 @@ class Recording:
         self.source = "\n".join(source) + "\n"
         namespace = emitter.namespace
         exec(compile(self.source, "<dualad replay>", "exec"), namespace)
-        self.prepare: Callable = namespace["part0"]
+        self.prepare: Callable | None = namespace["part0"] if parts[0] else None
         for index, step in enumerate(steps, start=1):
             step.run = namespace[f"part{index}"]
         self.complete: Callable = namespace[f"part{len(parts) - 1}"]
+        self.upcoming = steps + [Step(None, None, None)]  # what a Live method looks at
         self.operations = sum(len(part) for part in parts)
 
     def _function(self, name: str, part: list[Operation], emitter: Emitter, stores: set,
@@ -199,7 +200,10 @@ class Recording:
         else:
             lines += body
         if step is not None:
-            lines.append(f"    result = {self._result_expr(step.result, emitter)}")
+            made: list[str] = []
+            result = self._result_expr(step.result, emitter, made)
+            lines += made
+            lines.append(f"    result = {result}")
             for live_index, slot in step.rebinds:
                 lines.append(f"    S.targets[{live_index}]._value = R[{slot}]")
             lines.append("    S.position += 1")
@@ -217,11 +221,16 @@ class Recording:
             lines.append(f"    return [{', '.join(items)}]")
         return lines if len(lines) > 1 else lines + ["    pass"]
 
-    def _result_expr(self, spec: Any, emitter: Emitter) -> str:
-        """An expression building an operation's result for the function."""
+    def _result_expr(self, spec: Any, emitter: Emitter, made: list) -> str:
+        """An expression building an operation's result for the function (``made``:
+        the lines making its new Live values)."""
         kind = type(spec)
         if kind is NewLive:
-            return f"{'_held' if spec.index in self.held else '_new'}(S, R[{spec.slot}])"
+            name = f"live{spec.index}"
+            made += [f"    {name} = _Live(S, S.count, R[{spec.slot}])", "    S.count += 1"]
+            if spec.index in self.held:
+                made.append(f"    S.targets[{spec.index}] = {name}")
+            return name
         if kind is Slot:
             return f"R[{spec.slot}]"
         if kind is Own:
@@ -229,10 +238,10 @@ class Recording:
         if kind is LiveRef:
             return f"S.targets[{spec.index}]"
         if kind is tuple or kind is list:
-            items = "".join(self._result_expr(item, emitter) + ", " for item in spec)
+            items = "".join(self._result_expr(item, emitter, made) + ", " for item in spec)
             return f"({items})" if kind is tuple else f"[{items}]"
         if kind is Named:
-            items = ", ".join(self._result_expr(item, emitter) for item in spec.items)
+            items = ", ".join(self._result_expr(item, emitter, made) for item in spec.items)
             return f"{emitter.constant(spec.kind)}({items})"
         return emitter.expr(spec)
 
