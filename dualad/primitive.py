@@ -16,6 +16,7 @@ function built from primitives.
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -69,6 +70,9 @@ PRIMITIVES: list[Primitive] = []
 _FOREIGN_ARRAY_TYPES: list[tuple[type, str]] = []
 
 _tag_counter = itertools.count(1)
+#: Levels set aside for the tags of a transform that starts late (see Tag.reserved).
+_RESERVED_LEVELS: contextvars.ContextVar = contextvars.ContextVar("dualad_reserved_levels",
+                                                                  default=None)
 
 
 class Tag:
@@ -94,13 +98,28 @@ class Tag:
     opaque_values = False
 
     def __init__(self) -> None:
-        self.level = next(_tag_counter)  # atomic under the GIL
+        reserved = _RESERVED_LEVELS.get()
+        self.level = next(_tag_counter) if reserved is None else next(reserved)
         #: Set to False when the transform that made the tag returns: a Dual of
         #: a finished transform that is used again raises EscapedDualError.
         self.live = True
 
     def __repr__(self) -> str:
         return f"Tag({self.level})"
+
+    @staticmethod
+    def reserve() -> int:
+        """A level, set aside now for tags made later by :meth:`within` (atomic under
+        the GIL)."""
+        return next(_tag_counter)
+
+    @staticmethod
+    def within(level: int) -> None:
+        """In the current context, make the tags of the levels just above ``level``
+        (``level + 1/4096``, ``+ 2/4096``, ...): a transform started late (a replayed
+        call's interpreter taking over) stays below the transforms nested in the
+        function since the level was set aside."""
+        _RESERVED_LEVELS.set(level + (i + 1) / 4096 for i in range(4095))
 
 
 class EscapedDualError(TypeError):

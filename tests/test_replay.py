@@ -224,6 +224,23 @@ def test_a_transform_inside_the_function_continues_in_the_interpreter():
         x = np.array([0.3, -0.4]) * (k + 1)
         assert identical(jac(x), dualad.grad(f, replay=False)(x))
 
+    nested = {"now": False}
+
+    def sometimes(x):  # replayed, until a call takes a gradient inside, late
+        y = np.sin(x) * x
+        if nested["now"]:
+            inner = dualad.grad(lambda z: np.sum(z * y * x))(x)
+            return np.sum(inner * y)
+        return np.sum(y * y)
+
+    for transform in (dualad.grad, dualad.hessian, dualad.jacfwd):
+        replayed, interpreted = transform(sometimes), transform(sometimes, replay=False)
+        for k in range(8):
+            nested["now"] = k in (3, 6)
+            x = np.array([0.3, -0.4]) * (k + 1)
+            assert identical(replayed(x), interpreted(x)), (transform.__name__, k)
+        assert replayed.counts["continued"] == 2, replayed.counts
+
 
 # -- random programs ---------------------------------------------------------------
 

@@ -24,6 +24,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..primitive import Tag
+
 __all__ = ["Coroutine"]
 
 
@@ -37,17 +39,19 @@ class Coroutine:
     the whole call once the function's output is known."""
 
     def __init__(self, body: Callable, args: tuple, kwargs: dict,
-                 context: contextvars.Context) -> None:
+                 context: contextvars.Context, level: int) -> None:
         self._turn = threading.Condition()
         self._state = "running"    # running, called (hook waiting), returned, raised
         self._passed: Any = None   # what the hook received, then the value it returns
         self._outcome: Any = None
+        self._level = level
         self._thread = threading.Thread(
             target=context.run, args=(self._main, body, args, kwargs),
             name="dualad-interpreter", daemon=True)
         self._thread.start()
 
     def _main(self, body: Callable, args: tuple, kwargs: dict) -> None:
+        Tag.within(self._level)  # its tags: below those made in the function so far
         try:
             outcome, state = body(self._hook, *args, **kwargs), "returned"
         except _Cancelled:

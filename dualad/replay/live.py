@@ -395,6 +395,7 @@ class Session:
         tag = self.__dict__.get("_tag")
         if tag is None:
             tag = self.__dict__["_tag"] = Tag()
+            tag.level = self.level  # the interpreter's, should it take over
         return tag
 
     # -- values ----------------------------------------------------------------------
@@ -460,8 +461,11 @@ class Session:
             shape = (LiveRef(live._index), template(args, self),
                      template(kwargs, self) if kwargs else None)
         except Opaque as why:
+            # Another transform's values, a callback, an unknown object: this call
+            # cannot be recorded, and goes on in the interpreter from here.
             self.broken = self.broken or str(why)
-            shape = None
+            self.materialize()
+            return self.operate(name, live, args, kwargs)
         errstate = np.geterr()
         recorder.errstate = errstate
         step = Step(name, shape, None)
@@ -576,11 +580,14 @@ class Session:
         """The transform's interpreter ``body(fun, *arguments)``, should it take over,
         in a copy of the caller's context as the call begins."""
         self.body, self.arguments, self.context = body, arguments, contextvars.copy_context()
+        self.level = Tag.reserve()
 
     def materialize(self) -> None:
         """Start the interpreter, run the operations so far again on its Duals, and
         go on in the interpreter: every Live value hands its operations to its Dual."""
-        self.coroutine = Coroutine(self.body, self.arguments, {}, self.context)
+        if self.mode == INTERPRETING:
+            return
+        self.coroutine = Coroutine(self.body, self.arguments, {}, self.context, self.level)
         fargs, _ = self.coroutine.arguments()
         duals = duals_of(fargs, self.arguments_spec)
         if self.mode == REPLAYING:  # from the recording: no log of a replayed call
