@@ -276,8 +276,7 @@ class Replayed:
                 raise Unreplayable("the transform did not call the function")
             recording = Recording(session, recorder, traced, seen["arguments"], seen["output"],
                                   (seen["called"], seen["returned"]), result_leaves,
-                                  result_tree)
-            recording.other_arguments = others
+                                  result_tree, others)
             self._check_twin(recorder, result_leaves, args, leaves, put, seen, recording)
         except (Unreplayable, Opaque) as why:
             self._remember(key, Interpreted(str(why)))
@@ -316,25 +315,18 @@ class Replayed:
                 leaves: list) -> Any:
         session = Session(REPLAYING, recording, recording.nested)
         session.arguments, session.arguments_spec = args, recording.arguments
-        registers = session.registers = [None] * recording.registers
-        inputs = recording.inputs
-        for slot, leaf in zip(inputs, leaves):
-            registers[slot] = leaf if type(leaf) is np.ndarray else np.asarray(leaf)
-        for slot, i in zip(inputs[len(leaves):], recording.other_arguments):
-            registers[slot] = args[i]
-        if recording.prepare is not None:
-            try:
-                recording.prepare(registers)
-            except GuardFailed:
-                return self.body(fun, *args)
+        try:
+            arguments = recording.enter(session, leaves, args)
+        except GuardFailed:  # the transform's seeding took another branch
+            return self.body(fun, *args)
         session.start(self.body, args)
         try:
-            out = fun(*recording.function_arguments(args, session))
+            out = fun(*arguments)
             if session.mode == REPLAYING:
                 if session.position == len(recording.steps) \
                         and recording.output_matches(out, session):
                     try:
-                        result = recording.result_tree.unflatten(recording.complete(registers))
+                        result = recording.complete(session.registers)
                     except GuardFailed:
                         pass
                     else:
@@ -368,12 +360,12 @@ def _with_keywords(fun: Callable, kwargs: dict) -> Callable:
 
 def _argument_signature(arg: Any) -> Any:
     """For an argument not differentiated: its kind if the recording traces it (a
-    float or an array of floats, kept as a register), else None (a constant)."""
+    float scalar, such as an ODE's ``t``: a register, whatever its value), else None:
+    a constant, compared bit for bit where an operation meets it (an array of data
+    stays a constant, so that what is computed from it alone is computed once)."""
     kind = type(arg)
     if kind is float:
         return kind
-    if kind is np.ndarray:
-        return (arg.shape, arg.dtype, arg.strides) if arg.dtype.kind in "fc" else None
     return kind if isinstance(arg, (np.floating, np.complexfloating)) else None
 
 

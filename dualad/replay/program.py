@@ -16,7 +16,7 @@ import numpy as np
 
 from .tracing import Operation, Register
 
-__all__ = ["GuardFailed", "Emitter", "live_operations"]
+__all__ = ["GuardFailed", "Emitter", "common_subexpressions", "live_operations"]
 
 
 #: Ufuncs replayed as Python operators (see ``Program._lines``).
@@ -115,6 +115,74 @@ class Emitter:
 
 #: Operations whose result is new memory, which nothing else sees until it is used.
 FRESH = frozenset({"zeros_like", "empty_like", "ones_like", "full_like", "copy", "array"})
+
+
+def common_subexpressions(operations: list[Operation], exposed: set) -> tuple[list, dict]:
+    """The operations, in their places, with the repeats of a pure call dropped (as
+    None: ``2 * x`` computed for two rules) and their results' readers renamed to
+    the first; and the map from each dropped result to the one kept. Only in programs
+    that write into no array (two equal results may be distinct memory), and never a
+    value the function sees (``exposed``): each is an array of its own, as in the
+    interpreter."""
+    if any(op.mutates for op in operations):
+        return list(operations), {}
+    alias: dict[int, int] = {}
+    seen: dict = {}
+    kept: list = []
+    for op in operations:
+        if alias:
+            op = _renamed(op, alias)
+        key = _call_key(op) if type(op.outputs) is int and not op.checks \
+            and op.errstate is None else None
+        if key is not None and key in seen and op.outputs not in exposed:
+            alias[op.outputs] = seen[key]
+            kept.append(None)
+            continue
+        if key is not None and key not in seen:
+            seen[key] = op.outputs
+        kept.append(op)
+    return kept, alias
+
+
+def _renamed(op: Operation, alias: dict) -> Operation:
+    copy = Operation(op.func, _rename(op.args, alias), _rename(op.kwargs, alias), op.name,
+                     op.mutates, op.method)
+    copy.outputs, copy.checks, copy.errstate = op.outputs, op.checks, op.errstate
+    return copy
+
+
+def _rename(x: Any, alias: dict) -> Any:
+    if isinstance(x, Register):
+        return Register(alias.get(x.slot, x.slot))
+    if type(x) in (tuple, list):
+        return type(x)(_rename(v, alias) for v in x)
+    if type(x) is dict:
+        return {k: _rename(v, alias) for k, v in x.items()}
+    return x
+
+
+def _call_key(op: Operation) -> Any:
+    """A hashable description of a call: equal keys, equal results."""
+    owner = getattr(op.func, "__self__", None)
+    func = op.name if op.method else (id(owner), op.func.__name__) \
+        if owner is not None and hasattr(op.func, "__name__") else id(op.func)
+
+    def key(x: Any) -> Any:
+        if isinstance(x, Register):
+            return ("r", x.slot)
+        t = type(x)
+        if t in (tuple, list):
+            return (t.__name__,) + tuple(key(v) for v in x)
+        if t is dict:
+            return ("dict",) + tuple((k, key(v)) for k, v in x.items())
+        if t is slice:
+            return ("slice", key(x.start), key(x.stop), key(x.step))
+        if x is None or t in (bool, int, float, str):
+            return (t.__name__, x)
+        return ("constant", id(x))
+
+    return (func, key(op.args), key(op.kwargs))
+
 
 
 def live_operations(operations: list[Operation], out_slots: set) -> list[Operation]:

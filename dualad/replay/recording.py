@@ -24,7 +24,7 @@ import struct
 
 from .live import (MISS, ArgRef, Bits, Live, LiveRef, Session, Static, Step, _bits, matches,
                    template)
-from .program import Emitter, _registers, live_operations
+from .program import Emitter, _registers, common_subexpressions, live_operations
 from .tracing import Operation, Recorder, Traced
 
 __all__ = ["Recording", "Unreplayable"]
@@ -76,7 +76,7 @@ class Recording:
 
     def __init__(self, session: Session, recorder: Recorder, inputs: list,
                  arguments: list, out_template: Any, boundaries: tuple[int, int],
-                 result_leaves: list, result_tree: Any) -> None:
+                 result_leaves: list, result_tree: Any, other_arguments: list) -> None:
         if session.broken:
             raise Unreplayable(session.broken)
         operations = recorder.operations
@@ -90,6 +90,7 @@ class Recording:
         self.steps = steps
         self.nested = session.nested
         self.inputs = [t._slot for t in inputs]
+        self.other_arguments = other_arguments  # traced arguments not differentiated
         self.arguments = arguments
         self.output = out_template
         self.registers = recorder.registers
@@ -99,7 +100,7 @@ class Recording:
         # What must be computed: the result, every value handed to the function,
         # every value a write changes; a guard or a write is never dropped.
         results = [self._result_spec(leaf) for leaf in result_leaves]
-        wanted = {spec.slot for spec in results if isinstance(spec, Slot)}
+        wanted: set[int] = set()  # the values the function sees
         inputs_count = sum(a[2] for a in arguments if a[0] == "tree")
         known = set(range(inputs_count))
         if any(j not in session.value_slots for j in known):
@@ -115,9 +116,19 @@ class Recording:
                                             step.template[0].index, self.held)
             wanted.update(slot for _, slot in step.rebinds)
             self.held.update(index for index, _ in step.rebinds)
-        kept = set(map(id, live_operations(operations, wanted)))
+        # Repeats of a pure call dropped (never a value the function sees), then the
+        # calls nothing needs.
+        operations, alias = common_subexpressions(operations, wanted | set(self.inputs))
+        for spec in results:  # a result merged with another is copied (see below)
+            if isinstance(spec, Slot):
+                spec.slot = alias.get(spec.slot, spec.slot)
+        visible = wanted | set(self.inputs)
+        wanted |= {spec.slot for spec in results if isinstance(spec, Slot)}
+        kept = set(map(id, live_operations([op for op in operations if op is not None],
+                                           wanted)))
         emitter = Emitter()
-        emitter.python_values = {slot for op in operations for kind, slot, _ in op.checks
+        emitter.python_values = {slot for op in operations if op is not None
+                                 for kind, slot, _ in op.checks
                                  if kind == "equal"} | recorder.float_slots
         parts = [[op for op in operations[a:b] if id(op) in kept] for a, b in spans]
         last_use: dict[int, int] = {}
@@ -144,12 +155,10 @@ class Recording:
             part_index = produced_in.get(slot)
             if part_index is not None:
                 needed_later[part_index].add(slot)
-        exposed = (wanted - {spec.slot for spec in results if isinstance(spec, Slot)}) \
-            | set(self.inputs)
         slots = [spec.slot for spec in results if isinstance(spec, Slot)]
         for spec in results:  # a result shared with the function, or twice in it: a copy
             if isinstance(spec, Slot):
-                spec.array = spec.slot in exposed or slots.count(spec.slot) > 1
+                spec.array = spec.slot in visible or slots.count(spec.slot) > 1
         emitter.namespace.update(_STEP_NAMESPACE)
         source = self._function("part0", parts[0], emitter, needed_later[0], last_use, 0)
         for index, (step, part) in enumerate(zip(steps, parts[1:-1]), start=1):
@@ -157,10 +166,13 @@ class Recording:
                                      last_use, index, step=step)
         source += self._function(f"part{len(parts) - 1}", parts[-1], emitter,
                                  needed_later[-1], last_use, len(parts) - 1, results=results)
+        source += self._entry_source(emitter, bool(parts[0]))
         self.source = "\n".join(source) + "\n"
         namespace = emitter.namespace
         exec(compile(self.source, "<dualad replay>", "exec"), namespace)
-        self.prepare: Callable | None = namespace["part0"] if parts[0] else None
+        #: ``enter(S, leaves, args)``: the registers of a replayed call (the transform's
+        #: seeding run), and the function's arguments, with Live values.
+        self.enter: Callable = namespace["enter"]
         for index, step in enumerate(steps, start=1):
             step.run = namespace[f"part{index}"]
         self.complete: Callable = namespace[f"part{len(parts) - 1}"]
@@ -218,7 +230,7 @@ class Recording:
                 else:
                     items.append(f"_copy({emitter.constant(spec)})"
                                  if isinstance(spec, np.ndarray) else emitter.constant(spec))
-            lines.append(f"    return [{', '.join(items)}]")
+            lines.append(f"    return {_tree_expr(self.result_tree, items, emitter)}")
         return lines if len(lines) > 1 else lines + ["    pass"]
 
     def _result_expr(self, spec: Any, emitter: Emitter, made: list) -> str:
@@ -227,9 +239,8 @@ class Recording:
         kind = type(spec)
         if kind is NewLive:
             name = f"live{spec.index}"
-            made += [f"    {name} = _Live(S, S.count, R[{spec.slot}])", "    S.count += 1"]
-            if spec.index in self.held:
-                made.append(f"    S.targets[{spec.index}] = {name}")
+            made += _new_live_lines(name, spec.index, f"R[{spec.slot}]",
+                                    spec.index in self.held)
             return name
         if kind is Slot:
             return f"R[{spec.slot}]"
@@ -297,21 +308,36 @@ class Recording:
 
     # -- a replayed call ---------------------------------------------------------------
 
-    def function_arguments(self, args: tuple, session: Session) -> list:
-        """The function's arguments in a replayed call: new Live values where the
-        interpreter passes its Duals, the caller's own arguments elsewhere."""
-        registers, slots, held = session.registers, self.argument_slots, self.held
-        out, at = [], 0
+    def _entry_source(self, emitter: Emitter, prepare: bool) -> list[str]:
+        """The source of ``enter``: the inputs into their registers, the transform's
+        seeding (``prepare``), then the function's arguments: new Live values where
+        the interpreter passes its Duals, the caller's own arguments elsewhere."""
+        lines = ["def enter(S, leaves, args):",
+                 f"    R = S.registers = [None] * {self.registers}"]
+        count = len(self.inputs) - len(self.other_arguments)
+        for k, slot in enumerate(self.inputs[:count]):
+            lines += [f"    v = leaves[{k}]",
+                      f"    R[{slot}] = v if type(v) is _ndarray else _asarray(v)"]
+        for slot, i in zip(self.inputs[count:], self.other_arguments):
+            lines.append(f"    R[{slot}] = args[{i}]")
+        if prepare:
+            lines.append("    part0(R)")
+        items, at = [], 0
         for item in self.arguments:
             if item[0] == "arg":
-                out.append(args[item[1]])
+                items.append(f"args[{item[1]}]")
                 continue
             lives = []
-            for slot in slots[at:at + item[2]]:
-                lives.append((_held if at in held else _new)(session, registers[slot]))
+            for _ in range(item[2]):
+                lines += _new_live_lines(f"live{at}", at, f"R[{self.argument_slots[at]}]",
+                                         at in self.held)
+                lives.append(f"live{at}")
                 at += 1
-            out.append(lives[0] if item[3] else item[1].unflatten(lives))
-        return out
+            items.append(lives[0] if item[3] else
+                         f"{emitter.constant(item[1])}.unflatten([{', '.join(lives)}])")
+        lines.append(f"    S.count = {at}")
+        lines.append(f"    return [{', '.join(items)}]")
+        return lines
 
     def output_matches(self, out: Any, session: Session) -> bool:
         """Whether the function returned what the recording's function returned."""
@@ -324,23 +350,41 @@ class Recording:
             matches(e, v, session) for e, v in zip(expected, leaves))
 
 
-def _new(session: Session, value: Any) -> Live:
-    live = Live(session, session.count, value)
-    session.count += 1
-    return live
+def _tree_expr(tree: Any, items: list[str], emitter: Emitter) -> str:
+    """An expression building the pytree ``tree`` of the leaf expressions ``items``."""
+    def build(node: Any) -> str:
+        kind = type(node)
+        if kind is int:
+            return items[node]
+        if kind is tuple:
+            return "(" + "".join(build(child) + ", " for child in node) + ")"
+        if kind is list:
+            return "[" + ", ".join(build(child) for child in node) + "]"
+        if kind is dict:
+            return "{" + ", ".join(f"{emitter.constant(key)}: {build(child)}"
+                                   for key, child in node.items()) + "}"
+        return f"{emitter.constant(tree)}.unflatten([{', '.join(items)}])"
+
+    shape = tree.unflatten(list(range(len(items))))
+    expr = build(shape)
+    return expr if ".unflatten(" not in expr else \
+        f"{emitter.constant(tree)}.unflatten([{', '.join(items)}])"
 
 
-def _held(session: Session, value: Any) -> Live:
-    """A new Live value that a later operation gives back or writes into."""
-    live = _new(session, value)
-    session.targets[live._index] = live
-    return live
+def _new_live_lines(name: str, index: int, value: str, held: bool) -> list[str]:
+    """Lines making Live value number ``index`` (kept in ``S.targets`` if ``held``: a
+    later operation gives it back or writes into it)."""
+    lines = [f"    {name} = _object_new(_Live)", f"    {name}._session = S",
+             f"    {name}._index = {index}", f"    {name}._value = {value}"]
+    if held:
+        lines.append(f"    S.targets[{index}] = {name}")
+    return lines
 
 
 _PACK = struct.Struct("d").pack
-_STEP_NAMESPACE = {"_MISS": MISS, "_new": _new, "_held": _held, "_geterr": np.geterr,
-                   "_Live": Live, "_pack": _PACK, "_bits": _bits, "_matches": matches,
-                   "_ndarray": np.ndarray}
+_STEP_NAMESPACE = {"_MISS": MISS, "_geterr": np.geterr, "_Live": Live, "_pack": _PACK,
+                   "_bits": _bits, "_matches": matches, "_ndarray": np.ndarray,
+                   "_asarray": np.asarray, "_object_new": object.__new__}
 
 
 def _conditions(step: Step, emitter: Emitter) -> list[str]:
