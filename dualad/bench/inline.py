@@ -42,17 +42,20 @@ def _textbook() -> Problem:
     return _inline(jacfwd_textbook(), {"dualad": dual})
 
 
-def _helmholtz(n: int = 50) -> Problem:
+def _helmholtz(mode: str, n: int = 50) -> Problem:
+    """The forward (``jacfwd``) or reverse (``grad``) gradient of the Helmholtz energy."""
     x, A, b, _, expected = _helmholtz_inputs(n)
+    transform = dualad.jacfwd if mode == "fwd" else dualad.grad
 
-    def check(thunk, what):
-        return checked(thunk, expected, what=what, rtol=1e-11, scaled=True)
+    def dual():
+        return checked(lambda: transform(helmholtz)(x, A, b), expected, rtol=1e-11,
+                       scaled=True, what=f"dualad.{transform.__name__} inline")
 
-    return _inline(helmholtz_problem(n), {
-        "dualad-fwd": lambda: check(lambda: dualad.jacfwd(helmholtz)(x, A, b),
-                                    "dualad.jacfwd inline"),
-        "dualad-rev": lambda: check(lambda: dualad.grad(helmholtz)(x, A, b),
-                                    "dualad.grad inline")})
+    problem = helmholtz_problem(n)
+    return dataclasses.replace(
+        _inline(problem, {"dualad": dual}), name=f"helmholtz_{n}_{mode}_inline",
+        title=f"{problem.title}, {transform.__name__}, written inline",
+        target=problem.target_of(f"dualad-{mode}"))
 
 
 def _rosenbrock(n: int = 10) -> Problem:
@@ -70,4 +73,4 @@ def _rosenbrock(n: int = 10) -> Problem:
                                beat=("num-dual",))
 
 
-INLINE_PROBLEMS = (_textbook(), _helmholtz(50), _rosenbrock(10))
+INLINE_PROBLEMS = (_textbook(), _helmholtz("fwd"), _helmholtz("rev"), _rosenbrock(10))

@@ -537,32 +537,22 @@ class Session:
         return result
 
     def _unwrap(self, x: Any) -> Any:
+        """``x`` with the Duals of its Live values (recording: the registers of the
+        transform's traced arguments, and copies of constant arrays)."""
+        return rebuild(x, self._unwrap_value)
+
+    def _unwrap_value(self, x: Any) -> Any:
         kind = type(x)
         if kind is Live:
             if x._session is not self:
                 raise EscapedDualError(Tag())
             return self.duals[x._index]
-        if kind is tuple or kind is list:
-            return kind(self._unwrap(v) for v in x) if any(
-                type(v) in _CONTAINERS or isinstance(v, np.generic) for v in x) else x
-        if isinstance(x, tuple):
-            return kind(*(self._unwrap(v) for v in x))
-        if kind is dict:
-            return {key: self._unwrap(v) for key, v in x.items()}
-        if kind is slice:
-            return slice(self._unwrap(x.start), self._unwrap(x.stop), self._unwrap(x.step))
         if self.mode == RECORDING and (kind is float or kind is np.ndarray
                                        or isinstance(x, np.generic)):
             argument = self.argument_ids.get(id(x))
             if argument is not None and argument[0] is x:
                 return argument[1]  # the transform's argument: a register
-        if kind is np.ndarray:
-            if x.dtype.hasobject:
-                out = np.empty(x.shape, object)
-                for i, item in enumerate(x.flat):
-                    out.flat[i] = self._unwrap(item)
-                return out
-            if self.mode == RECORDING:
+            if kind is np.ndarray:
                 return self.freeze(x)
         return x
 
@@ -619,7 +609,6 @@ class Session:
         self.registers, self.targets = [], {}
 
 
-_CONTAINERS = (Live, tuple, list, dict, slice, np.ndarray, float)
 _WRITING = frozenset({np.copyto, np.put, np.place, np.put_along_axis, np.fill_diagonal,
                       np.putmask})
 
@@ -647,7 +636,7 @@ def replay_steps(steps: list, duals: dict, arguments: tuple) -> None:
     templates (constants as recorded, bit for bit the call's): ``duals`` maps each
     Live number met to its Dual, and gains the Live values the operations made."""
 
-    def value(expected: Any) -> Any:
+    def leaf(expected: Any) -> Any:
         kind = type(expected)
         if kind is LiveRef:
             return duals[expected.index]
@@ -655,18 +644,15 @@ def replay_steps(steps: list, duals: dict, arguments: tuple) -> None:
             return expected.value
         if kind is ArgRef:
             return arguments[expected.position]
-        if kind is tuple or kind is list:
-            return kind(value(item) for item in expected)
-        if kind is dict:
-            return {key: value(item) for key, item in expected.items()}
-        if kind is slice:
-            return slice(value(expected.start), value(expected.stop), value(expected.step))
         if kind is Objects:
             out = np.empty(expected.shape, object)
             for i, item in enumerate(expected.items):
                 out.flat[i] = value(item)
             return out
         return expected
+
+    def value(expected: Any) -> Any:
+        return rebuild(expected, leaf)
 
     def note(spec: Any, result: Any) -> None:
         kind = type(spec)
@@ -692,23 +678,15 @@ def replay_log(log: list, duals: dict, substitute: dict | None = None) -> None:
     once): ``duals`` maps each Live number met to its Dual, and gains the Live values
     the operations made; ``substitute`` maps ``id(value)`` to ``(value, stand-in)``."""
     substitute = substitute or {}
-    def unwrap(x: Any) -> Any:
-        kind = type(x)
-        if kind is Live:
+
+    def stand_in(x: Any) -> Any:
+        if type(x) is Live:
             return duals[x._index]
-        if kind is tuple or kind is list:
-            return kind(unwrap(v) for v in x)
-        if kind is dict:
-            return {key: unwrap(v) for key, v in x.items()}
-        if kind is slice:
-            return slice(unwrap(x.start), unwrap(x.stop), unwrap(x.step))
-        if kind is np.ndarray and x.dtype.hasobject:
-            out = np.empty(x.shape, object)
-            for i, item in enumerate(x.flat):
-                out.flat[i] = unwrap(item)
-            return out
         found = substitute.get(id(x))
         return found[1] if found is not None and found[0] is x else x
+
+    def unwrap(x: Any) -> Any:
+        return rebuild(x, stand_in)
 
     def note(original: Any, result: Any) -> None:
         kind = type(original)
@@ -725,6 +703,26 @@ def replay_log(log: list, duals: dict, substitute: dict | None = None) -> None:
         warnings.simplefilter("ignore")
         for name, live, args, kwargs, result in log:
             note(result, call_operation(name, unwrap(live), unwrap(args), unwrap(kwargs)))
+
+
+def rebuild(x: Any, leaf: Callable[[Any], Any]) -> Any:
+    """``x`` with ``leaf`` applied to each value inside its tuples (named ones too),
+    lists, dicts, slices and object arrays."""
+    kind = type(x)
+    if kind is tuple or kind is list:
+        return kind(rebuild(v, leaf) for v in x)
+    if isinstance(x, tuple):
+        return kind(*(rebuild(v, leaf) for v in x))
+    if kind is dict:
+        return {key: rebuild(v, leaf) for key, v in x.items()}
+    if kind is slice:
+        return slice(rebuild(x.start, leaf), rebuild(x.stop, leaf), rebuild(x.step, leaf))
+    if kind is np.ndarray and x.dtype.hasobject:
+        out = np.empty(x.shape, object)
+        for i, item in enumerate(x.flat):
+            out.flat[i] = rebuild(item, leaf)
+        return out
+    return leaf(x)
 
 
 def same_layout_copy(x: np.ndarray) -> np.ndarray:
