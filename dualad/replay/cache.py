@@ -314,7 +314,7 @@ class Replayed:
     def _replay(self, key: tuple, recording: Recording, fun: Callable, args: tuple,
                 leaves: list) -> Any:
         session = Session(REPLAYING, recording, recording.nested)
-        session.arguments, session.arguments_spec = args, recording.arguments
+        session.arguments = args
         try:
             arguments = recording.enter(session, leaves, args)
         except GuardFailed:  # the transform's seeding took another branch

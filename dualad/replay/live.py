@@ -136,6 +136,16 @@ WRITES = frozenset({"__setitem__", "__iadd__", "__isub__", "__imul__", "__itrued
 PROPERTIES = ("T", "mT", "real", "imag")
 
 
+#: Operations called as ``method(self, other)`` and ``method(self)``: their code takes
+#: the operand itself (no tuple of arguments, no dict of keywords to make).
+BINARY = frozenset({
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__matmul__",
+    "__rmatmul__", "__pow__", "__rpow__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__",
+    "__ne__", "__getitem__"})
+UNARY = frozenset({"__neg__", "__pos__", "__abs__"})
+
+
 class _Miss:
     """What a step's code returns when the call is not the recorded one."""
 
@@ -158,6 +168,36 @@ def _operation(name: str) -> Callable:
     return method
 
 
+def _binary(name: str) -> Callable:
+    def method(self, other: Any) -> Any:
+        session = self._session
+        if session.mode == REPLAYING:  # as in _operation, with the operand itself
+            step = session.upcoming[session.position]
+            if step.name is name:
+                result = step.run(session, self, other)
+                if result is not MISS:
+                    return result
+        return session.operate(name, self, (other,), {})
+
+    method.__name__ = name
+    return method
+
+
+def _unary(name: str) -> Callable:
+    def method(self) -> Any:
+        session = self._session
+        if session.mode == REPLAYING:
+            step = session.upcoming[session.position]
+            if step.name is name:
+                result = step.run(session, self)
+                if result is not MISS:
+                    return result
+        return session.operate(name, self, (), {})
+
+    method.__name__ = name
+    return method
+
+
 def _property(name: str) -> property:
     operation = _operation(name)
     return property(lambda self: operation(self))
@@ -167,7 +207,8 @@ _DUAL_METHODS = [name for name, value in vars(Dual).items()
                  if callable(value) and not name.startswith("_") and name not in OPERATIONS
                  and name not in ("item", "tolist")]
 for _name in OPERATIONS + tuple(_DUAL_METHODS):
-    setattr(Live, _name, _operation(_name))
+    setattr(Live, _name, _binary(_name) if _name in BINARY else _unary(_name)
+            if _name in UNARY else _operation(_name))
 for _name in PROPERTIES:
     setattr(Live, _name, _property(_name))
 del _name
@@ -362,20 +403,24 @@ class Session:
     or FINISHED (the call has returned: its values raise, as a finished Dual's do).
     """
 
+    #: Live number -> its Dual (recording, interpreting); a new dict when filled.
+    duals: dict[int, Any] = {}  # noqa: RUF012  (never written into: replaced)
+
     def __init__(self, mode: int, recording: Any = None, nested: bool = False) -> None:
         self.mode = mode
         self.recording = recording
         self.nested = nested            # whether the interpreter's primals are Duals
         self.count = 0                  # Live values made so far
         self.position = 0               # operations done so far
-        self.duals: dict[int, Any] = {}  # Live number -> its Dual (recording, interpreting)
+        self.arguments: tuple = ()     # the transform's arguments
+        if mode == REPLAYING:  # the hot path: the rest is made when needed
+            self.steps, self.upcoming = recording.steps, recording.upcoming
+            self.arguments_spec = recording.arguments
+            return
+        self.arguments_spec: list = []  # how the function's arguments were made
+        self.duals = {}
         self.log: list[tuple] = []      # (name, self, args, kwargs, result) per operation
         self.targets: dict[int, Live] = {}     # Live values a later step gives back
-        self.arguments: tuple = ()     # the transform's arguments
-        self.arguments_spec: list = []  # how the function's arguments were made
-        if mode == REPLAYING:
-            self.steps, self.upcoming = recording.steps, recording.upcoming
-            return
         self.steps = []                        # the operations noted
         self.registers: list = []
         self.handed: dict[int, tuple] = {}     # id(plain) -> (plain, Traced)
@@ -606,7 +651,7 @@ class Session:
         """The call has returned: its values raise when used, as a finished Dual's do
         (their Duals, if any, stay: reading a value still works)."""
         self.mode = FINISHED
-        self.registers, self.targets = [], {}
+        self.registers = self.targets = None
 
 
 _WRITING = frozenset({np.copyto, np.put, np.place, np.put_along_axis, np.fill_diagonal,

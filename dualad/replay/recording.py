@@ -22,8 +22,8 @@ import optree
 
 import struct
 
-from .live import (MISS, ArgRef, Bits, Live, LiveRef, Session, Static, Step, _bits, matches,
-                   template)
+from .live import (BINARY, MISS, UNARY, ArgRef, Bits, Live, LiveRef, Session, Static, Step,
+                   _bits, matches, template)
 from .program import Emitter, _registers, common_subexpressions, live_operations
 from .tracing import Operation, Recorder, Traced
 
@@ -193,7 +193,7 @@ class Recording:
         if step is None:
             lines = [f"def {name}(R):"]
         else:
-            lines = [f"def {name}(S, live, args, kwargs):"]
+            lines = [f"def {name}(S, live{_PARAMETERS.get(step.name, ', args, kwargs')}):"]
             checks = _conditions(step, emitter)
             lines.append(f"    if not ({' and '.join(checks) or 'True'}): return _MISS")
             if step.errstate is not None:
@@ -314,6 +314,8 @@ class Recording:
         the interpreter passes its Duals, the caller's own arguments elsewhere."""
         lines = ["def enter(S, leaves, args):",
                  f"    R = S.registers = [None] * {self.registers}"]
+        if self.held:
+            lines.append("    S.targets = {}")
         count = len(self.inputs) - len(self.other_arguments)
         for k, slot in enumerate(self.inputs[:count]):
             lines += [f"    v = leaves[{k}]",
@@ -387,10 +389,18 @@ _STEP_NAMESPACE = {"_MISS": MISS, "_geterr": np.geterr, "_Live": Live, "_pack": 
                    "_asarray": np.asarray, "_object_new": object.__new__}
 
 
+#: The parameters of an operation's code after ``(S, live``: the operators' own.
+_PARAMETERS = {**{name: ", other" for name in BINARY}, **{name: "" for name in UNARY}}
+
+
 def _conditions(step: Step, emitter: Emitter) -> list[str]:
     """Python conditions: the call's arguments are those the step's template holds."""
     own, args, kwargs = step.template
     found = [f"live._index == {own.index}"]
+    if step.name in UNARY:
+        return found
+    if step.name in BINARY:  # called as method(self, other): no tuple, no dict
+        return found + _condition("other", args[0], emitter)
     if step.name == "__array_function__":  # (func, types, args, kwargs): types follow
         found += _condition("args[0]", args[0], emitter)
         found += _condition("args[2]", args[2], emitter)
@@ -410,8 +420,9 @@ def _condition(expr: str, expected: Any, emitter: Emitter) -> list[str]:
         return [f"type({expr}) is _Live", f"{expr}._index == {expected.index}",
                 f"{expr}._session is S"]
     if kind is Bits:
-        if expected.kind is float:
-            return [f"type({expr}) is float", f"_pack({expr}) == {expected.data!r}"]
+        if expected.kind is float:  # the same object first: a literal of the function
+            return [f"({expr} is {emitter.constant(expected.value)} or type({expr}) is float "
+                    f"and _pack({expr}) == {expected.data!r})"]
         return [f"type({expr}) is {emitter.constant(expected.kind)}",
                 f"_bits({expr}) == {emitter.constant(expected.data)}"]
     if kind is Static:
