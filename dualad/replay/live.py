@@ -256,8 +256,8 @@ class Bits:
 
 
 class ArgRef:
-    """The transform's argument number ``position`` itself (a float, an array): a
-    register of the recording, whatever it holds."""
+    """The transform's argument number ``position`` itself (a float scalar, such as an
+    ODE's ``t``): a register of the recording, whatever its value."""
 
     __slots__ = ("position",)
 
