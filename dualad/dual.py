@@ -64,6 +64,7 @@ class Dual(Boxed):
     # set only for views (left unset on the hot path: read with getattr).
     __slots__ = ("primal", "tangent", "_tag", "_viewed", "_viewers", "__weakref__")
     __array_priority__ = 1000
+    _replayed = False  # True for the values of a replayed call (dualad.replay.live)
 
     def __init__(self, primal: Any, tangent: Any = None, *, batched: bool = False,
                  tag: Tag | None = None) -> None:
@@ -458,7 +459,7 @@ def primal_value(x: Any) -> Any:
     array([1., 2.])
     """
     while isinstance(x, Dual):
-        if type(x) is not Dual and hasattr(x, "_session"):  # a replayed call's value
+        if x._replayed:  # a replayed call's value (dualad.replay.live.Live)
             return x._session.value_of(x)
         if x._tag.opaque_values:  # global sparsity detection: values that vary with x
             return x._tag.opaque(primal_value(x.primal))

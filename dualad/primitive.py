@@ -70,7 +70,7 @@ PRIMITIVES: list[Primitive] = []
 _FOREIGN_ARRAY_TYPES: list[tuple[type, str]] = []
 
 _tag_counter = itertools.count(1)
-#: Levels set aside for the tags of a transform that starts late (see Tag.reserved).
+#: Levels set aside for the tags of a transform that starts late (Tag.reserve, within).
 _RESERVED_LEVELS: contextvars.ContextVar = contextvars.ContextVar("dualad_reserved_levels",
                                                                   default=None)
 

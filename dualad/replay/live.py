@@ -55,6 +55,7 @@ class Live(Dual):
     """
 
     __slots__ = ("_session", "_index", "_value")
+    _replayed = True
 
     def __init__(self, session: Session, index: int, value: Any) -> None:  # noqa: D107
         self._session, self._index, self._value = session, index, value

@@ -395,28 +395,31 @@ _PARAMETERS = {**{name: ", other" for name in BINARY}, **{name: "" for name in U
 
 def _conditions(step: Step, emitter: Emitter) -> list[str]:
     """Python conditions: the call's arguments are those the step's template holds."""
-    own, args, kwargs = step.template
-    found = [f"live._index == {own.index}"]
+    own_ref, args, kwargs = step.template
+    own = own_ref.index
+    found = [f"live._index == {own}"]
     if step.name in UNARY:
         return found
     if step.name in BINARY:  # called as method(self, other): no tuple, no dict
-        return found + _condition("other", args[0], emitter)
+        return found + _condition("other", args[0], emitter, own)
     if step.name == "__array_function__":  # (func, types, args, kwargs): types follow
-        found += _condition("args[0]", args[0], emitter)
-        found += _condition("args[2]", args[2], emitter)
-        found += _condition("args[3]", args[3], emitter)
+        found += _condition("args[0]", args[0], emitter, own)
+        found += _condition("args[2]", args[2], emitter, own)
+        found += _condition("args[3]", args[3], emitter, own)
         found.insert(1, "len(args) == 4")
     else:  # args is the tuple of a call's positional arguments
         found.append(f"len(args) == {len(args)}")
         for i, item in enumerate(args):
-            found += _condition(f"args[{i}]", item, emitter)
-    found += ["not kwargs"] if kwargs is None else _condition("kwargs", kwargs, emitter)
+            found += _condition(f"args[{i}]", item, emitter, own)
+    found += ["not kwargs"] if kwargs is None else _condition("kwargs", kwargs, emitter, own)
     return found
 
 
-def _condition(expr: str, expected: Any, emitter: Emitter) -> list[str]:
+def _condition(expr: str, expected: Any, emitter: Emitter, own: int) -> list[str]:
     kind = type(expected)
     if kind is LiveRef:
+        if expected.index == own:  # the value whose operation it is (np.sin(x): x)
+            return [f"{expr} is live"]
         return [f"type({expr}) is _Live", f"{expr}._index == {expected.index}",
                 f"{expr}._session is S"]
     if kind is Bits:
@@ -438,17 +441,17 @@ def _condition(expr: str, expected: Any, emitter: Emitter) -> list[str]:
     if kind is tuple or kind is list:
         found = [f"type({expr}) is {kind.__name__}", f"len({expr}) == {len(expected)}"]
         for i, item in enumerate(expected):
-            found += _condition(f"{expr}[{i}]", item, emitter)
+            found += _condition(f"{expr}[{i}]", item, emitter, own)
         return found
     if kind is dict:
         found = [f"type({expr}) is dict", f"{expr}.keys() == {emitter.constant(expected.keys())}"]
         for key, item in expected.items():
-            found += _condition(f"{expr}[{key!r}]", item, emitter)
+            found += _condition(f"{expr}[{key!r}]", item, emitter, own)
         return found
     if kind is slice:
-        return [f"type({expr}) is slice"] + _condition(f"{expr}.start", expected.start, emitter) \
-            + _condition(f"{expr}.stop", expected.stop, emitter) \
-            + _condition(f"{expr}.step", expected.step, emitter)
+        return [f"type({expr}) is slice"] + [
+            line for part in ("start", "stop", "step")
+            for line in _condition(f"{expr}.{part}", getattr(expected, part), emitter, own)]
     return [f"_matches({emitter.constant(expected)}, {expr}, S)"]
 
 
