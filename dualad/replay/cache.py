@@ -6,7 +6,9 @@ of arguments, the names of keyword arguments, and the pytree structure, type,
 shape, dtype and strides of each differentiated leaf — it goes through three
 stages:
 
-1. the first call runs the interpreter (a transform used once costs nothing more);
+1. the first call runs the interpreter (a transform used once costs nothing more),
+   counting how often the transform calls the function: several times (chunks of
+   seeds) keeps the interpreter;
 2. the second call runs it on traced arrays and records, while the user's
    function runs on :class:`~dualad.replay.live.Live` values, the NumPy calls of
    each of its operations (:class:`~dualad.replay.recording.Recording`); the same
@@ -19,8 +21,12 @@ stages:
 
 Nothing but the signature is keyed: whatever the function reads (globals,
 attributes, closures, arrays written in place, its other arguments) is checked
-where it meets an operation, bit for bit, on every call. The cache is bounded
-(the signature used least recently goes first).
+where it meets an operation, bit for bit, on every call; the transform's other
+float scalar arguments (an ODE's ``t``) are registers, whatever their values. A
+call that leaves its recording makes the next one record the new path;
+:data:`MAX_MISSES` in a row keep the interpreter. A cache is found from the
+function and the transform's options (:func:`replayed`), and is bounded (the
+signature used least recently goes first).
 """
 
 from __future__ import annotations
@@ -87,14 +93,14 @@ class Replayed:
     """A transform's interpreter ``body(fun, *args)`` with a replay cache in front.
 
     ``argnums`` are the positions of the arguments whose leaves are traced (every
-    argument if None); ``fun`` is the user's function (or None, given at each
-    :meth:`run`). Keyword arguments go to ``fun`` as they are, undifferentiated.
+    argument if None). The user's function is given at each :meth:`run` (the cache
+    may serve every transform of it with these options: it must not keep it
+    alive); keyword arguments go to it as they are, undifferentiated.
     """
 
-    def __init__(self, body: Callable, fun: Callable | None,
-                 argnums: int | Sequence[int] | None, maxsize: int = CACHE_SIZE) -> None:
+    def __init__(self, body: Callable, argnums: int | Sequence[int] | None,
+                 maxsize: int = CACHE_SIZE) -> None:
         self.body = body
-        self.fun = fun
         self.argnums = (argnums,) if isinstance(argnums, (int, np.integer)) else argnums
         self.maxsize = maxsize
         self.entries: OrderedDict = OrderedDict()
@@ -103,9 +109,6 @@ class Replayed:
         #: How its calls went (diagnostics): run by the interpreter, recorded,
         #: replayed to the end, or continued in the interpreter after a difference.
         self.counts = {"interpreted": 0, "recorded": 0, "replayed": 0, "continued": 0}
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.run(self.fun, args, kwargs)
 
     def run(self, fun: Callable, args: tuple, kwargs: dict) -> Any:
         if kwargs:
@@ -456,9 +459,9 @@ def replayed(body: Callable, fun: Callable, argnums: int | Sequence[int] | None,
         hash(variant)
         if inspect.ismethod(fun) or inspect.ismethod(body):
             raise TypeError("a bound method")
-        cache = _cache_of(fun, variant, lambda: Replayed(body, None, argnums))
+        cache = _cache_of(fun, variant, lambda: Replayed(body, argnums))
     except (TypeError, ValueError, AttributeError):
-        cache = Replayed(body, None, argnums)
+        cache = Replayed(body, argnums)
     return Transformed(cache, fun)
 
 
@@ -511,7 +514,7 @@ def replayed_call(fun: Callable, variant: tuple, body: Callable, args: tuple) ->
     transforms called with the function, ``jvp`` and ``hvp``), tracing every leaf of
     ``args``. A function that cannot be weakly referenced is interpreted."""
     try:
-        cache = _cache_of(fun, variant, lambda: Replayed(body, None, None))
+        cache = _cache_of(fun, variant, lambda: Replayed(body, None))
     except TypeError:
         return body(fun, *args)
     return cache.run(fun, args, {})
