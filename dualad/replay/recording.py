@@ -70,8 +70,8 @@ class Recording:
 
     ``inputs`` are the registers of the traced inputs; ``arguments`` says how the
     function's arguments are made from the call's (``("arg", i)``: the caller's own
-    argument ``i``; ``("tree", treedef, n)``: a pytree of ``n`` new Live values);
-    ``output`` is the template the function's result must match.
+    argument ``i``; ``("tree", treedef, n, is_leaf)``: a pytree of ``n`` new Live
+    values); ``output`` is the template the function's result must match.
     """
 
     def __init__(self, session: Session, recorder: Recorder, inputs: list,
@@ -95,7 +95,6 @@ class Recording:
         self.output = out_template
         self.registers = recorder.registers
         self.result_tree = result_tree
-        self.lives = session.count
 
         # What must be computed: the result, every value handed to the function,
         # every value a write changes; a guard or a write is never dropped.
@@ -131,30 +130,7 @@ class Recording:
                                  for kind, slot, _ in op.checks
                                  if kind == "equal"} | recorder.float_slots
         parts = [[op for op in operations[a:b] if id(op) in kept] for a, b in spans]
-        last_use: dict[int, int] = {}
-        for part_index, part in enumerate(parts):
-            for op in part:
-                for slot in _registers((op.args, op.kwargs)):
-                    last_use[slot] = part_index
-        for spec in results:  # the result reads its registers in the last part
-            if isinstance(spec, Slot):
-                last_use[spec.slot] = len(parts) - 1
-        produced_in: dict[int, int] = {}
-        for part_index, part in enumerate(parts):
-            for op in part:
-                outs = op.outputs if type(op.outputs) is tuple else (op.outputs,)
-                for slot in outs:
-                    if slot is not None:
-                        produced_in[slot] = part_index
-        needed_later: list[set] = [set() for _ in parts]
-        for slot, last in last_use.items():
-            first = produced_in.get(slot, -1)
-            for part_index in range(max(first, 0), last):
-                needed_later[part_index].add(slot)
-        for slot in wanted:
-            part_index = produced_in.get(slot)
-            if part_index is not None:
-                needed_later[part_index].add(slot)
+        last_use, needed_later = _lifetimes(parts, results, wanted)
         slots = [spec.slot for spec in results if isinstance(spec, Slot)]
         for spec in results:  # a result shared with the function, or twice in it: a copy
             if isinstance(spec, Slot):
@@ -350,6 +326,32 @@ class Recording:
         expected_tree, expected = self.output
         return tree == expected_tree and len(leaves) == len(expected) and all(
             matches(e, v, session) for e, v in zip(expected, leaves))
+
+
+def _lifetimes(parts: list[list[Operation]], results: list, wanted: set
+               ) -> tuple[dict[int, int], list[set]]:
+    """For each register, the last part that reads it; for each part, the registers
+    it must leave in ``R`` for a later part (or for the function: ``wanted``)."""
+    last_use: dict[int, int] = {}
+    produced_in: dict[int, int] = {}
+    for index, part in enumerate(parts):
+        for op in part:
+            for slot in _registers((op.args, op.kwargs)):
+                last_use[slot] = index
+            for slot in op.outputs if type(op.outputs) is tuple else (op.outputs,):
+                if slot is not None:
+                    produced_in[slot] = index
+    for spec in results:  # the result reads its registers in the last part
+        if isinstance(spec, Slot):
+            last_use[spec.slot] = len(parts) - 1
+    needed_later: list[set] = [set() for _ in parts]
+    for slot, last in last_use.items():
+        for index in range(max(produced_in.get(slot, 0), 0), last):
+            needed_later[index].add(slot)
+    for slot in wanted:
+        if slot in produced_in:
+            needed_later[produced_in[slot]].add(slot)
+    return last_use, needed_later
 
 
 def _tree_expr(tree: Any, items: list[str], emitter: Emitter) -> str:
