@@ -43,10 +43,10 @@ import numpy as np
 import optree
 
 from ..dual import Dual
-from .live import (INTERPRETING, RECORDING, REPLAYING, Bits, LiveRef, Objects, Opaque, Session,
-                   duals_of, replay_log)
+from .live import INTERPRETING, RECORDING, REPLAYING, Session, duals_of, replay_log
 from .program import GuardFailed
 from .recording import Recording, Unreplayable, output_template
+from .templates import Bits, LiveRef, Objects, Opaque
 from .tracing import Recorder, Traced, Unrecordable, same_recording
 
 __all__ = ["Replayed", "Transformed", "replayed", "replayed_call", "identical",

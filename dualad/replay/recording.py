@@ -22,8 +22,8 @@ import optree
 
 import struct
 
-from .live import (BINARY, MISS, UNARY, ArgRef, Bits, Live, LiveRef, Session, Static, Step,
-                   _bits, matches, template)
+from .live import BINARY, MISS, UNARY, Live, Session, Step
+from .templates import ArgRef, Bits, LiveRef, Static, bits, matches, template
 from .program import Emitter, _registers, common_subexpressions, live_operations
 from .tracing import Operation, Recorder, Traced
 
@@ -387,7 +387,7 @@ def _new_live_lines(name: str, index: int, value: str, held: bool) -> list[str]:
 
 _PACK = struct.Struct("d").pack
 _STEP_NAMESPACE = {"_MISS": MISS, "_geterr": np.geterr, "_Live": Live, "_pack": _PACK,
-                   "_bits": _bits, "_matches": matches, "_ndarray": np.ndarray,
+                   "_bits": bits, "_matches": matches, "_ndarray": np.ndarray,
                    "_asarray": np.asarray, "_object_new": object.__new__}
 
 

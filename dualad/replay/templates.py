@@ -1,0 +1,176 @@
+"""Templates: what the arguments of a recorded operation must be in a later call.
+
+Each argument of an operation is noted as it was met: a Live value of the call
+(:class:`LiveRef`), the transform's own float argument (:class:`ArgRef`, a
+register whatever its value), a constant compared by type and bits
+(:class:`Bits`), a value compared by identity (:class:`Static`: a dtype, one of
+NumPy's functions, a primitive of dualad's own), or a container of those. What
+none of these can describe (a callback, an unknown object) is :class:`Opaque`:
+the operation is not recorded. :func:`matches` is the check, and the generated
+code of :mod:`.recording` does the same inline.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import numpy as np
+
+from ..primitive import (ENTRY_POINTS, FUNCTION_HANDLERS, STATIC_OBJECTS, USER_FUNCTIONS,
+                         Primitive)
+
+__all__ = ["Opaque", "LiveRef", "Bits", "ArgRef", "Static", "Objects", "template", "matches",
+           "bits", "PLAIN"]
+
+
+class Opaque(Exception):
+    """An operation the replay cannot record or compare (a callback, an unknown object)."""
+
+
+class LiveRef:
+    """The Live value number ``index`` of the call."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+class Bits:
+    """A constant, compared by type and bits (arrays also by shape and strides);
+    ``value`` is a copy the recording uses (the caller's array may change later)."""
+
+    __slots__ = ("kind", "value", "data")
+
+    def __init__(self, value: Any, copy: Any = None) -> None:
+        self.kind = type(value)
+        self.value = value if copy is None else copy
+        self.data = bits(value)
+
+
+class ArgRef:
+    """The transform's argument number ``position`` itself (a float scalar, such as an
+    ODE's ``t``): a register of the recording, whatever its value."""
+
+    __slots__ = ("position",)
+
+    def __init__(self, position: int) -> None:
+        self.position = position
+
+
+class Static:
+    """A value compared by identity (a dtype, a NumPy function or ufunc, a primitive)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Objects:
+    """An object array, compared element by element."""
+
+    __slots__ = ("shape", "items")
+
+    def __init__(self, shape: tuple, items: list) -> None:
+        self.shape, self.items = shape, items
+
+
+_DOUBLE = struct.Struct("d").pack
+#: Types compared by equality (``x == 2``, ``method == "__call__"``).
+PLAIN = (bool, int, str, bytes, type(None), type(Ellipsis), type(NotImplemented))
+
+
+def bits(value: Any) -> Any:
+    kind = type(value)
+    if kind is float:
+        return _DOUBLE(value)
+    if kind is complex:
+        return _DOUBLE(value.real) + _DOUBLE(value.imag)
+    if kind is np.ndarray:
+        return (value.dtype, value.shape, value.strides, value.tobytes())
+    return (value.dtype, value.tobytes())  # a NumPy scalar
+
+
+def _is_static(value: Any) -> bool:
+    """A value compared by identity: dtypes, scalar types, the NumPy functions and
+    primitives whose rules are dualad's own (a user's rule is the user's code, which
+    must run on every call)."""
+    if isinstance(value, np.dtype):
+        return True
+    if isinstance(value, type):
+        return issubclass(value, (np.generic, float, int, complex, bool))
+    if isinstance(value, Primitive):
+        return value.builtin
+    if any(value is known for known in STATIC_OBJECTS):
+        return True
+    if isinstance(value, np.ufunc):
+        return value.__name__ is not None and not value.__name__.endswith("(vectorized)") \
+            and value not in USER_FUNCTIONS
+    try:
+        return value in ENTRY_POINTS or (value in FUNCTION_HANDLERS
+                                         and value not in USER_FUNCTIONS)
+    except TypeError:
+        return False
+
+
+def template(value: Any, session: Any) -> Any:
+    """What an argument of an operation must be in a later call (raises Opaque)."""
+    kind = type(value)
+    if kind in PLAIN:
+        return value
+    argument = session.argument_ids.get(id(value))
+    if argument is not None and argument[0] is value:
+        return ArgRef(argument[2])
+    if kind is float or kind is complex:
+        return Bits(value)
+    if getattr(kind, "_replayed", False):  # a Live value
+        if value._session is not session:
+            raise Opaque("a value of another call")
+        return LiveRef(value._index)
+    if kind is tuple or kind is list:
+        return kind(template(v, session) for v in value)
+    if kind is dict:
+        return {key: template(v, session) for key, v in value.items()}
+    if kind is slice:
+        return slice(template(value.start, session), template(value.stop, session),
+                     template(value.step, session))
+    if kind is np.ndarray:
+        if value.dtype.hasobject:
+            return Objects(value.shape, [template(v, session) for v in value.flat])
+        return Bits(value, session.freeze(value))
+    if isinstance(value, np.generic) and not isinstance(value, np.object_):
+        return Bits(value)
+    if _is_static(value):
+        return Static(value)
+    raise Opaque(f"an argument of type {kind.__name__}")
+
+
+def matches(expected: Any, value: Any, session: Any) -> bool:
+    """Whether an argument of this call is what the recording's template says."""
+    kind = type(expected)
+    if kind is LiveRef:
+        return getattr(type(value), "_replayed", False) and value._index == expected.index \
+            and value._session is session
+    if kind is Bits:
+        return type(value) is expected.kind and bits(value) == expected.data
+    if kind is tuple or kind is list:
+        return type(value) is kind and len(value) == len(expected) and all(
+            matches(e, v, session) for e, v in zip(expected, value))
+    if kind is dict:
+        return type(value) is dict and value.keys() == expected.keys() and all(
+            matches(expected[key], value[key], session) for key in expected)
+    if kind is slice:
+        return type(value) is slice and matches(expected.start, value.start, session) \
+            and matches(expected.stop, value.stop, session) \
+            and matches(expected.step, value.step, session)
+    if kind is Static:
+        return value is expected.value
+    if kind is ArgRef:
+        return value is session.arguments[expected.position]
+    if kind is Objects:
+        return type(value) is np.ndarray and value.dtype.hasobject \
+            and value.shape == expected.shape and all(
+                matches(e, v, session) for e, v in zip(expected.items, value.flat))
+    return type(value) is kind and value == expected
