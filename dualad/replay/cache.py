@@ -43,7 +43,8 @@ import numpy as np
 import optree
 
 from ..dual import Dual
-from .live import INTERPRETING, RECORDING, REPLAYING, Session, duals_of, replay_log
+from .live import INTERPRETING, RECORDING, REPLAYING, Session
+from .rerun import duals_of, replay_log
 from .program import GuardFailed
 from .recording import Recording, Unreplayable, output_template
 from .templates import Bits, LiveRef, Objects, Opaque

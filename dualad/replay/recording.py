@@ -23,7 +23,8 @@ import optree
 import struct
 
 from .live import BINARY, MISS, UNARY, Live, Session, Step
-from .templates import ArgRef, Bits, LiveRef, Static, bits, matches, template
+from .templates import (ArgRef, Bits, LiveRef, Named, NewLive, Own, Slot, Static, bits,
+                        matches, template)
 from .program import Emitter, _registers, common_subexpressions, live_operations
 from .tracing import Operation, Recorder, Traced
 
@@ -32,37 +33,6 @@ __all__ = ["Recording", "Unreplayable"]
 
 class Unreplayable(Exception):
     """The recorded call cannot be replayed (the reason is the message)."""
-
-
-class NewLive:
-    """A result: a new Live value (number ``index``) holding register ``slot``."""
-
-    __slots__ = ("index", "slot")
-
-    def __init__(self, index: int, slot: int) -> None:
-        self.index, self.slot = index, slot
-
-
-class Own:
-    """A result: the Live value whose operation it is (``x += 1`` gives ``x``)."""
-
-
-class Slot:
-    """A result: the plain value of register ``slot`` (handed out)."""
-
-    __slots__ = ("slot", "array")
-
-    def __init__(self, slot: int, array: bool) -> None:
-        self.slot, self.array = slot, array
-
-
-class Named:
-    """A result: a named tuple of results."""
-
-    __slots__ = ("kind", "items")
-
-    def __init__(self, kind: type, items: list) -> None:
-        self.kind, self.items = kind, items
 
 
 class Recording:

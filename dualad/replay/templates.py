@@ -21,7 +21,7 @@ from ..primitive import (ENTRY_POINTS, FUNCTION_HANDLERS, STATIC_OBJECTS, USER_F
                          Primitive)
 
 __all__ = ["Opaque", "LiveRef", "Bits", "ArgRef", "Static", "Objects", "template", "matches",
-           "bits", "PLAIN"]
+           "bits", "PLAIN", "NewLive", "Own", "Slot", "Named"]
 
 
 class Opaque(Exception):
@@ -174,3 +174,36 @@ def matches(expected: Any, value: Any, session: Any) -> bool:
             and value.shape == expected.shape and all(
                 matches(e, v, session) for e, v in zip(expected.items, value.flat))
     return type(value) is kind and value == expected
+
+
+# -- results: how an operation's result is built from the registers ------------------
+
+class NewLive:
+    """A result: a new Live value (number ``index``) holding register ``slot``."""
+
+    __slots__ = ("index", "slot")
+
+    def __init__(self, index: int, slot: int) -> None:
+        self.index, self.slot = index, slot
+
+
+class Own:
+    """A result: the Live value whose operation it is (``x += 1`` gives ``x``)."""
+
+
+class Slot:
+    """A result: the plain value of register ``slot`` (handed out)."""
+
+    __slots__ = ("slot", "array")
+
+    def __init__(self, slot: int, array: bool) -> None:
+        self.slot, self.array = slot, array
+
+
+class Named:
+    """A result: a named tuple of results."""
+
+    __slots__ = ("kind", "items")
+
+    def __init__(self, kind: type, items: list) -> None:
+        self.kind, self.items = kind, items
