@@ -161,6 +161,40 @@ def test_equal_outputs_are_distinct_arrays():
     np.testing.assert_array_equal(b, before)
 
 
+
+@pytest.mark.parametrize("transform", ["jvp", "grad", "hvp"])
+def test_large_temporaries_are_written_in_place_bit_for_bit(transform):
+    """Above REUSE_MIN_BYTES a ufunc writes into a dead temporary (``out=``); the
+    results stay the interpreter's, and no array the caller or the function holds
+    is written into."""
+    def f(x):
+        y = np.sin(x) * np.exp(-x ** 2) + np.log1p(x ** 2)
+        kept.append(dualad.primal_value(y).copy())
+        return np.sum(y * y.reshape(-1)[::-1] + np.tanh(x) * x)
+
+    n = 20_000
+    rng = np.random.default_rng(3)
+    t = rng.standard_normal(n)
+    calls = {
+        "jvp": lambda x, replay: dualad.jvp(f, (x,), (t,)) if replay
+        else dualad.jvp(f, (x,), (t,), replay=False),
+        "grad": lambda x, replay: dualad.grad(f, replay=replay)(x),
+        "hvp": lambda x, replay: dualad.hvp(f, (x,), (t,)) if replay
+        else dualad.hvp(f, (x,), (t,), replay=False),
+    }[transform]
+    kept: list = []
+    for k in range(4):
+        x = rng.standard_normal(n) * (1 + k)
+        before, t_before = x.copy(), t.copy()
+        got = calls(x, True)
+        assert identical(got, calls(x, False))
+        assert identical(kept[-2], kept[-1])  # what the function saw, both ways
+        np.testing.assert_array_equal(x, before)
+        np.testing.assert_array_equal(t, t_before)
+    recordings = [e for caches in _BY_FUNCTION[f].values() for e in caches.entries.values()
+                  if isinstance(e, Recording)]
+    assert recordings and all("out=" in r.source for r in recordings)
+
 def test_dtypes_and_types_are_the_interpreter_s():
     f = lambda x: np.sum(np.exp(x) * x)
     for x in (np.ones(3, np.float32), np.ones(3), 2.0, np.float32(2.0)):

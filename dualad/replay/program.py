@@ -16,7 +16,12 @@ import numpy as np
 
 from .tracing import Operation, Register
 
-__all__ = ["GuardFailed", "Emitter", "common_subexpressions", "live_operations"]
+__all__ = ["GuardFailed", "Emitter", "common_subexpressions", "live_operations",
+           "reuse_memory"]
+
+#: The size from which a ufunc writes into a dead operand rather than new memory:
+#: below it, NumPy's allocation costs less than ``out=``'s keyword handling.
+REUSE_MIN_BYTES = 1 << 16
 
 
 #: Ufuncs replayed as Python operators (see ``Program._lines``).
@@ -28,13 +33,19 @@ class GuardFailed(Exception):
     """A value the recording branched on differs in this call."""
 
 
+def _copy(value: Any) -> Any:
+    """A copy, in the same layout, of an array the caller may write into (a NumPy
+    scalar is immutable: itself, as the interpreter returns it)."""
+    return np.copy(value) if type(value) is np.ndarray else value
+
+
 class Emitter:
     """Python source for recorded operations: one line per call, registers as
     local variables ``r<slot>``, constants bound by name in ``namespace``."""
 
     def __init__(self) -> None:
         self._names: dict[int, str] = {}
-        self.namespace: dict[str, Any] = {"_GuardFailed": GuardFailed, "_copy": np.copy,
+        self.namespace: dict[str, Any] = {"_GuardFailed": GuardFailed, "_copy": _copy,
                                           "_errstate": np.errstate}
         #: Registers holding Python values (a guarded float(), int(), ...) rather
         #: than NumPy arrays or scalars.
@@ -71,7 +82,11 @@ class Emitter:
         args = [self.expr(a) for a in op.args]
         arguments = "".join(a + ", " for a in args[op.method:]) + \
             "".join(f"{k}={self.expr(v)}, " for k, v in op.kwargs.items())
-        if op.name == "__getitem__":
+        if op.into is not None:  # a ufunc writing into a dead operand (see reuse_memory)
+            slot, shape = op.into
+            out = f"r{slot}" if shape is None else f"r{slot}.reshape({shape!r})"
+            call = f"{self.constant(op.func)}({arguments}out={out})"
+        elif op.name == "__getitem__":
             call = f"{args[0]}[{args[1]}]"
         elif op.name == "__setitem__":
             call = f"{args[0]}[{args[1]}] = {args[2]}"
@@ -205,6 +220,44 @@ def live_operations(operations: list[Operation], out_slots: set) -> list[Operati
             needed.update(_registers(op.kwargs))
     kept.reverse()
     return kept
+
+
+def reuse_memory(operations: list[Operation], made_by_ufunc: dict[int, tuple],
+                 kept_whole: set) -> None:
+    """Let a ufunc write its result into an operand it reads last (``out=``), where
+    that operand is memory an earlier ufunc made, of the result's dtype and size and
+    laid out as the result (the same strides, or both C-contiguous: then seen in the
+    result's shape), so that every later call sees what the interpreter's would, bit
+    for bit. The operand must only ever be read by ufuncs (which keep no view of
+    it), be at least :data:`REUSE_MIN_BYTES` large, and not be in ``kept_whole`` (the
+    values the function or the result holds; a result seen in another shape is a
+    view, which is never one of them). ``operations``: the program's, in order."""
+    last_reader: dict[int, Operation] = {}
+    viewed: set[int] = set()
+    for op in operations:
+        plain_ufunc = type(op.func) is np.ufunc and not op.kwargs
+        for slot in _registers((op.args, op.kwargs)):
+            last_reader[slot] = op
+            if not plain_ufunc:
+                viewed.add(slot)
+    for op in operations:
+        made = made_by_ufunc.get(op.outputs) if type(op.outputs) is int else None
+        if made is None or op.kwargs or op.func.nout != 1 or made[3] < REUSE_MIN_BYTES:
+            continue
+        shape, dtype, strides, nbytes, contiguous = made
+        for arg in op.args:
+            slot = arg.slot if isinstance(arg, Register) else None
+            if slot is None or last_reader[slot] is not op or slot in viewed \
+                    or slot in kept_whole or slot not in made_by_ufunc:
+                continue
+            other = made_by_ufunc[slot]
+            if other[:3] == made[:3]:
+                op.into = (slot, None)
+                break
+            if other[1:] == (dtype, other[2], nbytes, True) and contiguous \
+                    and op.outputs not in kept_whole:  # (a view: its base is not None)
+                op.into = (slot, shape)
+                break
 
 
 def _write_target(op: Operation) -> int | None:

@@ -25,7 +25,8 @@ import struct
 from .live import BINARY, MISS, UNARY, Live, Session, Step
 from .templates import (ArgRef, Bits, LiveRef, Named, NewLive, Own, Slot, Static, bits,
                         matches, template)
-from .program import Emitter, _registers, common_subexpressions, live_operations
+from .program import (Emitter, _registers, common_subexpressions, live_operations,
+                      reuse_memory)
 from .tracing import Operation, Recorder, Traced
 
 __all__ = ["Recording", "Unreplayable"]
@@ -100,6 +101,8 @@ class Recording:
                                  for kind, slot, _ in op.checks
                                  if kind == "equal"} | recorder.float_slots
         parts = [[op for op in operations[a:b] if id(op) in kept] for a, b in spans]
+        reuse_memory([op for part in parts for op in part], recorder.made_by_ufunc,
+                     wanted | set(self.inputs) | emitter.python_values)
         last_use, needed_later = _lifetimes(parts, results, wanted)
         slots = [spec.slot for spec in results if isinstance(spec, Slot)]
         for spec in results:  # a result shared with the function, or twice in it: a copy

@@ -341,6 +341,8 @@ class Recorder:
         self.poisoned = poisoned
         #: Registers holding Python floats (TracedFloat), not NumPy values.
         self.float_slots: set[int] = set()
+        #: Registers of arrays a ufunc made (new memory): their layouts.
+        self.made_by_ufunc: dict[int, tuple] = {}
 
     def input(self, value: np.ndarray) -> Traced:
         return self._register(np.asarray(value))
@@ -388,6 +390,10 @@ class Recorder:
         if isinstance(result, (np.ndarray, np.generic)):
             wrapped = self._register(result)
             operation.outputs = wrapped._slot
+            if type(func) is np.ufunc and out is None and type(result) is np.ndarray:
+                self.made_by_ufunc[wrapped._slot] = (
+                    result.shape, result.dtype, result.strides, result.nbytes,
+                    result.flags.c_contiguous)
             if value_shaped:
                 operation.checks.append(("shape", wrapped._slot, np.shape(result)))
         elif type(result) is tuple or (isinstance(result, tuple) and hasattr(result, "_make")):
@@ -438,7 +444,7 @@ class Operation:
     """
 
     __slots__ = ("func", "args", "kwargs", "name", "mutates", "method", "outputs", "checks",
-                 "errstate")
+                 "errstate", "into")
 
     def __init__(self, func: Callable, args: Any, kwargs: Any, name: str,
                  mutates: bool, method: bool = False) -> None:
@@ -447,6 +453,9 @@ class Operation:
         self.outputs: int | tuple | None = None
         self.checks: list[tuple] = []
         self.errstate: dict | None = None
+        #: ``(register, shape)``: the result is written into that dead operand's
+        #: memory (seen in ``shape``, or as it is if None; see ``reuse_memory``).
+        self.into: tuple | None = None
 
 
 def _poison(value: np.ndarray) -> np.ndarray:
