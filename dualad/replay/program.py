@@ -16,7 +16,7 @@ import numpy as np
 
 from .tracing import Operation, Register
 
-__all__ = ["GuardFailed", "Emitter", "common_subexpressions", "live_operations",
+__all__ = ["Emitter", "GuardFailed", "common_subexpressions", "live_operations",
            "reuse_memory"]
 
 #: The size from which a ufunc writes into a dead operand rather than new memory:
@@ -244,7 +244,7 @@ def reuse_memory(operations: list[Operation], made_by_ufunc: dict[int, tuple],
         made = made_by_ufunc.get(op.outputs) if type(op.outputs) is int else None
         if made is None or op.kwargs or op.func.nout != 1 or made[3] < REUSE_MIN_BYTES:
             continue
-        shape, dtype, strides, nbytes, contiguous = made
+        shape, dtype, _, nbytes, contiguous = made
         for arg in op.args:
             slot = arg.slot if isinstance(arg, Register) else None
             if slot is None or last_reader[slot] is not op or slot in viewed \
