@@ -353,3 +353,19 @@ def test_values_computed_from_t_in_python_are_checked():
             np.testing.assert_array_equal(
                 jac(t, y), dualad.jacfwd(rhs, argnums=1, replay=False)(t, y))
         assert _state(jac) == "interpreted"  # after a few calls that left the recording
+
+
+def test_a_signature_records_after_record_after_interpreted_calls(monkeypatch):
+    """As users get it: RECORD_AFTER interpreted calls, then one recording, then
+    replays; every call the interpreter's, bit for bit."""
+    from conftest import DEFAULT_RECORD_AFTER
+    from dualad.replay import cache
+
+    monkeypatch.setattr(cache, "RECORD_AFTER", DEFAULT_RECORD_AFTER)
+    f = lambda x: np.sum(np.sin(x) * x ** 2)
+    grad = dualad.grad(f)
+    for k in range(DEFAULT_RECORD_AFTER + 3):
+        x = np.linspace(-1.0, 1.0, 5) * (k + 1)
+        assert identical(grad(x), dualad.grad(f, replay=False)(x))
+    assert grad.counts == {"interpreted": DEFAULT_RECORD_AFTER, "recorded": 1,
+                           "replayed": 2, "continued": 0}

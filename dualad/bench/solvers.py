@@ -5,7 +5,8 @@ process, each solved three ways: with dualad's exact derivatives (fresh
 transforms of fresh functions, so the first calls interpret and record), with
 SciPy's own finite differences, and with ``jax.jit`` of JAX's transforms of the
 same model written in ``jax.numpy`` (compilation included). It prints the median
-of three runs of each and the solutions' agreement:
+of three runs of each and the solutions' agreement. dualad runs twice: as it
+comes, and with ``replay=False`` (the interpreter alone, for comparison):
 
 * a Weibull maximum-likelihood fit (500 points, two parameters) by
   ``minimize(method="trust-exact")`` with ``grad`` and ``hessian`` (finite
@@ -49,10 +50,10 @@ def _weibull(np_):
 def weibull(how: str) -> np.ndarray:
     from scipy.optimize import minimize
     x0 = np.array([0.1, 0.1])
-    if how == "dualad":
-        nll = _weibull(np)
-        return minimize(nll, x0, jac=dualad.grad(nll), hess=dualad.hessian(nll),
-                        method="trust-exact").x
+    if how.startswith("dualad"):
+        nll, replay = _weibull(np), _replays(how)
+        return minimize(nll, x0, jac=dualad.grad(nll, replay=replay),
+                        hess=dualad.hessian(nll, replay=replay), method="trust-exact").x
     if how == "finite differences":
         return minimize(_weibull(np), x0, method="BFGS").x
     import jax
@@ -75,9 +76,10 @@ def robertson(how: str) -> np.ndarray:
     from scipy.integrate import solve_ivp
     y0, span = np.array([1.0, 0.0, 0.0]), (0.0, 1e5)
     options = {"method": "BDF", "rtol": 1e-6, "atol": 1e-10}
-    if how == "dualad":
+    if how.startswith("dualad"):
         rhs = _robertson(np)
-        return solve_ivp(rhs, span, y0, jac=dualad.jacfwd(rhs, argnums=1), **options).y[:, -1]
+        jac = dualad.jacfwd(rhs, argnums=1, replay=_replays(how))
+        return solve_ivp(rhs, span, y0, jac=jac, **options).y[:, -1]
     if how == "finite differences":
         return solve_ivp(_robertson(np), span, y0, **options).y[:, -1]
     import jax
@@ -106,9 +108,9 @@ def _decay(np_):
 def decay(how: str) -> np.ndarray:
     from scipy.optimize import least_squares
     x0 = np.array([1.0, 1.0, 0.0])
-    if how == "dualad":
+    if how.startswith("dualad"):
         residual = _decay(np)
-        return least_squares(residual, x0, jac=dualad.jacfwd(residual)).x
+        return least_squares(residual, x0, jac=dualad.jacfwd(residual, replay=_replays(how))).x
     if how == "finite differences":
         return least_squares(_decay(np), x0).x
     import jax
@@ -123,7 +125,11 @@ PROBLEMS: dict[str, Callable[[str], np.ndarray]] = {
     "Robertson, solve_ivp(BDF)": robertson,
     "exponential decay, least_squares": decay,
 }
-WAYS = ("dualad", "finite differences", "jax.jit")
+WAYS = ("dualad", "dualad, replay=False", "finite differences", "jax.jit")
+
+
+def _replays(how: str) -> bool:
+    return how != "dualad, replay=False"
 
 
 def main(runs: int = 3) -> None:
@@ -134,7 +140,7 @@ def main(runs: int = 3) -> None:
         jax.config.update("jax_enable_x64", True)
         ways = WAYS
     except ImportError:
-        ways = WAYS[:2]
+        ways = WAYS[:3]
     print("| problem | " + " | ".join(ways) + " | solutions differ by |")
     print("|---|" + "---:|" * len(ways) + "---:|")
     for title, solve in PROBLEMS.items():

@@ -6,10 +6,11 @@ of arguments, the names of keyword arguments, and the pytree structure, type,
 shape, dtype and strides of each differentiated leaf — it goes through three
 stages:
 
-1. the first call runs the interpreter (a transform used once costs nothing more),
-   counting how often the transform calls the function: several times (chunks of
+1. the first :data:`RECORD_AFTER` calls run the interpreter (a transform called a
+   few times, as in a short SciPy fit, never pays for a recording); the first
+   counts how often the transform calls the function: several times (chunks of
    seeds) keeps the interpreter;
-2. the second call runs it on traced arrays and records, while the user's
+2. the next call runs it on traced arrays and records, while the user's
    function runs on :class:`~dualad.replay.live.Live` values, the NumPy calls of
    each of its operations (:class:`~dualad.replay.recording.Recording`); the same
    recording is made a second time from the operations alone, with the traced
@@ -51,7 +52,7 @@ from .templates import Bits, LiveRef, Objects, Opaque
 from .tracing import Recorder, Traced, Unrecordable, same_recording
 
 __all__ = ["Replayed", "Transformed", "replayed", "replayed_call", "identical",
-           "REPLAY_BY_DEFAULT", "CACHE_SIZE", "Interpreted"]
+           "REPLAY_BY_DEFAULT", "CACHE_SIZE", "RECORD_AFTER", "Interpreted"]
 
 #: Whether transforms replay unless told ``replay=False``; the environment
 #: variable ``DUALAD_REPLAY=0`` turns it off for the process.
@@ -59,6 +60,13 @@ REPLAY_BY_DEFAULT = os.environ.get("DUALAD_REPLAY", "1") not in ("0", "false", "
 
 #: Input signatures remembered per transformed function.
 CACHE_SIZE = 8
+
+#: Interpreted calls of an input signature before the next one records it. A
+#: recording costs as much as 10 to 40 interpreted calls (the traced run, its twin,
+#: compiling), and makes later calls 2 to 8 times faster: a transform called a few
+#: times (a short SciPy fit) is better off never recording, one called many times
+#: loses little by waiting. ``DUALAD_RECORD_AFTER`` sets it for the process.
+RECORD_AFTER = int(os.environ.get("DUALAD_RECORD_AFTER", "8"))
 
 #: Calls in a row that a recording could not follow to the end (each followed by a
 #: new recording) after which a signature keeps the interpreter.
@@ -69,13 +77,14 @@ _FLAT = frozenset({np.ndarray, float, int})
 
 
 class _Seen:
-    """A signature seen once (or whose recording the last call left): the next call
-    records it."""
+    """A signature interpreted ``calls`` times (or whose recording the last call left:
+    then ``calls`` is :data:`RECORD_AFTER`): the call after the
+    :data:`RECORD_AFTER`-th records it."""
 
-    __slots__ = ("misses",)
+    __slots__ = ("misses", "calls")
 
-    def __init__(self, misses: int = 0) -> None:
-        self.misses = misses
+    def __init__(self, misses: int = 0, calls: int = 1) -> None:
+        self.misses, self.calls = misses, calls
 
 
 class Interpreted:
@@ -119,7 +128,9 @@ class Replayed:
         if type(entry) is Recording:
             return self._replay(key, entry, fun, args, leaves)
         if type(entry) is _Seen:
-            return self._record(key, fun, args, leaves, entry.misses)
+            if entry.calls >= RECORD_AFTER:
+                return self._record(key, fun, args, leaves, entry.misses)
+            entry.calls += 1
         self.counts["interpreted"] += 1
         if entry is not None or key is None:
             return self.body(fun, *args)
@@ -340,8 +351,9 @@ class Replayed:
                 session.materialize()
             self.counts["continued"] += 1
             misses = recording.misses + 1  # record the new path, unless it keeps changing
-            self._remember(key, _Seen(misses) if misses < MAX_MISSES else Interpreted(
-                "its operations differ from the recording's call after call"))
+            self._remember(key, _Seen(misses, RECORD_AFTER) if misses < MAX_MISSES
+                           else Interpreted("its operations differ from the recording's "
+                                            "call after call"))
             return session.finish_interpreting(out)
         except BaseException:
             session.cancel()
