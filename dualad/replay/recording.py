@@ -14,13 +14,13 @@ results nothing needs are dropped; each register is freed after its last use.
 
 from __future__ import annotations
 
+import functools
+import struct
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import optree
-
-import struct
 
 from .live import BINARY, MISS, UNARY, Live, Session, Step
 from .templates import (ArgRef, Bits, LiveRef, Named, NewLive, Own, Slot, Static, bits,
@@ -118,7 +118,7 @@ class Recording:
         source += self._entry_source(emitter, bool(parts[0]))
         self.source = "\n".join(source) + "\n"
         namespace = emitter.namespace
-        exec(compile(self.source, "<dualad replay>", "exec"), namespace)
+        exec(_compiled(self.source), namespace)
         #: ``enter(S, leaves, args)``: the registers of a replayed call (the transform's
         #: seeding run), and the function's arguments, with Live values.
         self.enter: Callable = namespace["enter"]
@@ -299,6 +299,14 @@ class Recording:
         expected_tree, expected = self.output
         return tree == expected_tree and len(leaves) == len(expected) and all(
             matches(e, v, session) for e, v in zip(expected, leaves))
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(source: str) -> Any:
+    """The code of a recording's source (the same source again, as a function
+    recorded anew after its path changed back, is compiled once: constants are
+    bound by name, so the code holds nothing of a call)."""
+    return compile(source, "<dualad replay>", "exec")
 
 
 def _lifetimes(parts: list[list[Operation]], results: list, wanted: set
