@@ -370,6 +370,65 @@ def test_several_passes_are_interpreted_unless_replay_is_asked_for():
         np.testing.assert_array_equal(forced(scale * x).data, default(scale * x).data)
 
 
+
+class _Coupling:
+    """State a residual reads: whether its ends are coupled (a periodic boundary)."""
+
+    periodic = False
+
+
+def _coupled(u, scale=1.0):
+    padded = np.concatenate((u[-1:] if _Coupling.periodic else [0.0], u,
+                             u[:1] if _Coupling.periodic else [0.0]))
+    return scale * (padded[:-2] - 2.0 * u + padded[2:]) + np.exp(u)
+
+
+@pytest.mark.parametrize("replay", [True, False])
+@pytest.mark.parametrize("transform", ["jacobian", "jacobian_rev", "hessian"])
+def test_a_pattern_that_changes_with_state_is_found_again(transform, replay):
+    """The pattern is the function's structure: a call that does not replay its
+    recording to the end (the proof that the structure is the recorded one) finds
+    it again, and a changed one is prepared anew — every call equals the dense
+    transform (Jacobians bit for bit). Keyword arguments go to the function."""
+    make, dense = {
+        "jacobian": (lambda: dualad.sparse_jacobian(_coupled, replay=replay), dualad.jacfwd),
+        "jacobian_rev": (lambda: dualad.sparse_jacobian(_coupled, mode="rev", replay=replay),
+                         dualad.jacrev),
+        "hessian": (lambda: dualad.sparse_hessian(lambda u, scale=1.0: np.sum(
+            _coupled(u, scale) ** 2), replay=replay), None),
+    }[transform]
+    sparse_transform = make()
+    f = _coupled if dense is not None else None
+    u = np.linspace(-1.0, 1.0, 7)
+    replays = 0
+    try:
+        for k in range(14):
+            _Coupling.periodic = k % 6 == 5  # changed for one call, then back
+            x = u * (1 + 0.1 * k)
+            got = sparse_transform(x, scale=2.0).toarray()
+            if dense is None:  # the colours' sums round otherwise: to rounding
+                want = dualad.hessian(lambda u: np.sum(_coupled(u, 2.0) ** 2))(x)
+                np.testing.assert_allclose(got, want, rtol=1e-14, atol=0, err_msg=str(k))
+            else:
+                np.testing.assert_array_equal(got, dense(f)(x, scale=2.0), err_msg=str(k))
+            nonzeros = sparse_transform.prepare(x)._nonzeros
+            if isinstance(nonzeros, Transformed):
+                replays = max(replays, nonzeros.counts["replayed"])
+        assert replays > 0 or not replay  # the proof of a replay engaged
+    finally:
+        _Coupling.periodic = False
+
+
+def test_a_prepared_transform_refuses_a_changed_pattern():
+    prepared = dualad.sparse_jacobian(_coupled, replay=False).prepare(np.ones(5))
+    _Coupling.periodic = True
+    try:
+        with pytest.raises(dualad.sparse.PatternChanged, match="prepare it again"):
+            prepared(np.ones(5))
+    finally:
+        _Coupling.periodic = False
+    assert prepared(np.ones(5)).nnz == 13
+
 def test_the_differentiated_argument_may_come_first():
     f = lambda u, lam, scale=1.0: scale * bratu(u, lam)  # noqa: E731
     x = np.linspace(0.0, 1.0, 6)

@@ -13,7 +13,7 @@ coloured finite differences and asdex.
   (``SparseBratuMemory.peakmem_jacobian`` beside ``SparseBratuMemoryBaseline``) and
   the peak allocated by one call over the CSR Jacobian's own bytes
   (``SparseBratuMemory.track_peak_over_jacobian``, target ≤ 3), and by a fresh
-  transform's first three calls, its preparation included
+  transform's calls up to its first replay, its preparation included
   (``track_first_calls_peak_over_jacobian``).
 
 Each ``impl`` parameter is one of dualad's columns (``dualad``: the prepared
@@ -62,7 +62,8 @@ class SparseBratuMemory:
     the peak allocated during one call (``bench.peak_memory``, tracemalloc) over
     the bytes of the CSR Jacobian it returns (``data``, ``indices``, ``indptr``);
     the target is ≤ 3. ``track_first_calls_peak_over_jacobian``: the same for a
-    fresh transform's first three calls (detection, colouring, recording if any).
+    fresh transform's calls up to its first replay (detection, colouring, the
+    interpreted calls, recording if any).
     """
 
     timeout, rounds = 300.0, ROUNDS

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import time
 import timeit
 import tracemalloc
 from collections.abc import Callable, Mapping
@@ -186,13 +187,15 @@ EXACT_RTOL, APPROX_RTOL = 1e-12, 1e-6
 
 def checked(thunk: Thunk, expected: Any, read: Callable[[Any], Any] = lambda r: r,
              what: str = "result", rtol: float = 1e-9, scaled: bool = False) -> Thunk:
-    """Call ``thunk`` once (warm-up), check ``read(result)`` against ``expected``.
+    """Warm ``thunk`` up (:func:`warm_up`), then call it and check ``read(result)``
+    against ``expected``: the call checked is one of those timed.
 
     Elementwise relative error ≤ ``rtol``; or, with ``scaled``, the largest
     error relative to the largest ``|expected|`` (for matrices with zeros,
     which an approximate method does not reproduce exactly, and for gradients
     with entries near zero).
     """
+    warm_up(thunk)
     result = read(thunk())
     try:  # arrays of any library, and tuples of scalars
         got = np.asarray(result, dtype=float).ravel()
@@ -205,6 +208,25 @@ def checked(thunk: Thunk, expected: Any, read: Callable[[Any], Any] = lambda r: 
         err = np.max(np.abs(got - want), initial=0.0) if got.shape == want.shape else "-"
         raise AssertionError(f"{what}: got {got}, expected {want} (max error {err})")
     return thunk
+
+
+#: The most seconds :func:`warm_up` spends on one thunk.
+WARM_UP_SECONDS = 2.0
+
+
+def warm_up(thunk: Thunk) -> None:
+    """Call ``thunk`` until it runs as it will from then on: dualad's transforms
+    interpret :data:`dualad.replay.RECORD_AFTER` calls of a signature, then record
+    it; peers fill their caches (``jax.jit`` compiles at the first call). At most
+    :data:`WARM_UP_SECONDS`, after the first call."""
+    from ..replay import cache
+
+    thunk()
+    deadline = time.perf_counter() + WARM_UP_SECONDS
+    for _ in range(cache.RECORD_AFTER):
+        if time.perf_counter() > deadline:
+            break
+        thunk()
 
 
 def warmed_up(thunk: Thunk) -> Thunk:

@@ -74,9 +74,10 @@ _SPARSE_COLUMNS = (
     "pattern; prepare: all",
     "of a first call's one-time work (detection, colourings, the decompression's index); "
     "first-calls: a fresh",
-    "transform's first three calls (preparing, recording if it replays, replaying). 'peak X': "
-    "the peak of the",
-    "memory allocated by one call (tracemalloc, which sees NumPy's buffers; the result "
+    "transform's calls up to its first replay (preparing, interpreting, recording if it "
+    "replays, replaying).",
+    "'peak X': the peak of the memory allocated by one call (tracemalloc, which sees "
+    "NumPy's buffers; the result",
     "included, the inputs not).",
 )
 

@@ -40,8 +40,9 @@ import numpy as np
 
 import dualad
 
+from ..replay import cache as replay_cache
 from .core import (APPROX_RTOL, EXACT_RTOL, Factory, PeerUnavailable, Problem, import_jax,
-                   require)
+                   require, warm_up)
 from .second_order import rosenbrock
 
 #: The sizes of the sweeps: n for Bratu and Rosenbrock, the grid's N for the
@@ -68,14 +69,9 @@ DENSE_MAX_SIZE = {"dualad.jacfwd": 10**4, "jax.jit": 10**4, "dualad.hessian": 10
 BRATU_TARGETS = {10**5: {"dualad": 10.0, "detect": 20.0}}
 BRATU_VERSUS = {10**4: ("dualad.jacfwd", 0.01)}
 
-#: Calls of the prepared transform before its check: the replay records its passes
-#: in an early call (2.9 s at n = 10⁶, the steady call 50 ms), which ``measure``
-#: would otherwise time once as a slow thunk.
-REPLAY_WARMUP = 4
-
 #: dualad's columns: the prepared transform, then the one-time steps, then a fresh
-#: transform's first three calls (preparing, recording if it replays, replaying): their
-#: peak memory is the largest a user meets.
+#: transform's calls up to its first replay (preparing, interpreting, recording if it
+#: replays, replaying): their peak memory is the largest a user meets.
 OWN = ("dualad", "detect", "coloring", "prepare", "first-calls")
 
 #: The sweeps whose derivative is a Hessian (the others: a Jacobian).
@@ -330,8 +326,7 @@ def _factories(family: str, size: int) -> dict[str, Factory]:
     def dual():
         c = case()
         call = functools.partial(transform(), *c.args, c.x)
-        for _ in range(REPLAY_WARMUP):
-            call()
+        warm_up(call)  # the replay records after dualad.replay.RECORD_AFTER calls
         return _checked(call, c.reference, f"dualad.sparse_{name}")
 
     def prepared():
@@ -362,8 +357,8 @@ def _factories(family: str, size: int) -> dict[str, Factory]:
 
         def calls():
             call = functools.partial(transform(), *c.args, c.x)
-            call()
-            call()  # each result dropped before the next call, as a user's loop does
+            for _ in range(replay_cache.RECORD_AFTER + 1):  # preparing, interpreting,
+                call()  # recording; each result dropped before the next, as in a loop
             return call()
         return _checked(calls, c.reference, f"dualad.sparse_{name} (first calls)")
 

@@ -120,13 +120,17 @@ class Replayed:
         #: replayed to the end, or continued in the interpreter after a difference.
         self.counts = {"interpreted": 0, "recorded": 0, "replayed": 0, "continued": 0}
 
-    def run(self, fun: Callable, args: tuple, kwargs: dict) -> Any:
+    def run(self, fun: Callable, args: tuple, kwargs: dict, replayed: list | None = None
+            ) -> Any:
+        """``body(fun, *args)`` with ``kwargs`` to ``fun``; a call that followed its
+        recording to the end appends True to ``replayed`` (its operations were the
+        recorded ones: the sparse transforms' proof that the pattern holds)."""
         if kwargs:
             fun = _with_keywords(fun, kwargs)
         key, leaves = self._signature(args, kwargs)
         entry = self.entries.get(key) if key is not None else None
         if type(entry) is Recording:
-            return self._replay(key, entry, fun, args, leaves)
+            return self._replay(key, entry, fun, args, leaves, replayed)
         if type(entry) is _Seen:
             if entry.calls >= RECORD_AFTER:
                 return self._record(key, fun, args, leaves, entry.misses)
@@ -327,7 +331,7 @@ class Replayed:
     # -- replaying -------------------------------------------------------------------------
 
     def _replay(self, key: tuple, recording: Recording, fun: Callable, args: tuple,
-                leaves: list) -> Any:
+                leaves: list, replayed: list | None) -> Any:
         session = Session(REPLAYING, recording, recording.nested)
         session.arguments = args
         try:
@@ -347,6 +351,8 @@ class Replayed:
                     else:
                         self.counts["replayed"] += 1
                         recording.misses = 0
+                        if replayed is not None:
+                            replayed.append(True)
                         return result
                 session.materialize()
             self.counts["continued"] += 1

@@ -14,7 +14,8 @@ Needs SciPy (``pip install dualad[sparse]``).
 from .coloring import column_coloring, row_coloring, star_coloring
 from .detection import hessian_sparsity, jacobian_sparsity
 from .patterns import ValueDependentError
-from .transforms import SparseHessian, SparseJacobian, sparse_hessian, sparse_jacobian
+from .transforms import (PatternChanged, SparseHessian, SparseJacobian, sparse_hessian,
+                         sparse_jacobian)
 
 __all__ = [
     "jacobian_sparsity",
@@ -27,4 +28,5 @@ __all__ = [
     "row_coloring",
     "star_coloring",
     "ValueDependentError",
+    "PatternChanged",
 ]

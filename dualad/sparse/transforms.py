@@ -9,6 +9,8 @@ seed that reads all of them at once — and scatters the compressed block into a
 ``scipy.sparse`` CSR array with one vectorized gather. ``sparse_hessian`` does
 the same with a star colouring of the symmetric Hessian pattern and
 forward-over-reverse passes (Gebremedhin, Manne, Pothen, SIAM Review 2005).
+A detected pattern is checked at every call that the replay does not prove
+unchanged (see :meth:`SparseJacobian.__call__`).
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ from scipy import sparse
 
 from ..dual import as_float_array
 from ..forward import check_chunk_size, jvp
-from ..replay import REPLAY_BY_DEFAULT, replayed
+from ..replay import REPLAY_BY_DEFAULT, Transformed, replayed
 from ..reverse import grad, jacrev
 from . import coloring
 from .detection import hessian_sparsity, jacobian_sparsity
 
-__all__ = ["sparse_jacobian", "sparse_hessian", "SparseJacobian", "SparseHessian"]
+__all__ = ["PatternChanged", "SparseHessian", "SparseJacobian", "sparse_hessian",
+           "sparse_jacobian"]
 
 MODES = ("auto", "fwd", "rev")
 #: Prepared patterns kept per transformed function (one per input shape and dtype).
@@ -49,6 +52,22 @@ def _as_pattern(pattern: Any, shape: tuple[int, int], what: str) -> sparse.csr_a
 
 def _with_arg(args: tuple, argnum: int, x: Any) -> tuple:
     return args[:argnum] + (x,) + args[argnum + 1:]
+
+
+class PatternChanged(RuntimeError):
+    """The pattern of a prepared :class:`SparseJacobian` or :class:`SparseHessian`
+    no longer holds: the function reads state that changed (a global, an attribute,
+    a keyword argument) and now computes with other dependencies. ``pattern`` is the
+    one found at this call. ``jac(*args)`` prepares again and goes on; a prepared
+    object called directly raises this rather than decompress with the old one."""
+
+    def __init__(self, message: str, pattern: sparse.csr_array) -> None:
+        super().__init__(message)
+        self.pattern = pattern
+
+
+def _same_pattern(a: sparse.csr_array, b: sparse.csr_array) -> bool:
+    return a.shape == b.shape and (a != b).nnz == 0
 
 
 #: Without ``chunk_size``, a pass carries as many colours as fit in this many bytes of
@@ -78,12 +97,15 @@ class _Prepared:
 
     def _prepare(self, fun: Callable, argnum: int, x: np.ndarray, values: Callable,
                  structure: sparse.csr_array, length: int, by_rows: bool,
-                 replay: bool | None, chunk_size: int | None) -> None:
+                 replay: bool | None, chunk_size: int | None,
+                 detect: Callable | None) -> None:
         """The compressed block is ``(passes, length)``, the passes' tangents one after
         the other; ``values`` (of :mod:`~dualad.sparse.coloring`) takes it as it is
-        (rows coloured) or transposed, and gives the nonzeros of ``structure``."""
+        (rows coloured) or transposed, and gives the nonzeros of ``structure``.
+        ``detect(args, kwargs)`` finds the pattern again (None: a pattern given, or
+        local, which the user vouches for)."""
         check_chunk_size(chunk_size)
-        self.fun, self.argnum = fun, argnum
+        self.fun, self.argnum, self._detect = fun, argnum, detect
         self.shape, self.dtype = x.shape, x.dtype
         self.passes = int(self.colors.max(initial=-1)) + 1
         self.per_pass = _per_pass(self.passes, max(self.pattern.shape), x.dtype.itemsize,
@@ -106,14 +128,34 @@ class _Prepared:
         positions = np.arange(size, dtype=np.int32 if size < 2**31 - 1 else np.int64)
         return self._values(positions.reshape(self.passes, self._length))
 
-    def __call__(self, *args: Any) -> sparse.csr_array:
-        """The matrix at ``args`` (of the shapes it was prepared for), a CSR array."""
+    def __call__(self, *args: Any, **kwargs: Any) -> sparse.csr_array:
+        """The matrix at ``args`` (of the shapes it was prepared for), a CSR array;
+        keyword arguments go to the function, undifferentiated.
+
+        A detected pattern is only as good as the function's structure: a call that
+        did not replay its recording to the end (which proves the function made the
+        recorded operations, with the same constants) finds the pattern again, and
+        raises :class:`PatternChanged` if it differs."""
         x = args[self.argnum]
         if np.shape(x) != self.shape:
             raise ValueError(f"this {type(self).__name__} was prepared for shape "
                              f"{self.shape}, got {np.shape(x)}")
-        return sparse.csr_array((self._nonzeros(*args), *self.structure),
-                                shape=self.pattern.shape)
+        replayed_to_the_end: list = []
+        nonzeros = self._nonzeros
+        if type(nonzeros) is Transformed:
+            values = nonzeros.cache.run(nonzeros.fun, args, kwargs, replayed_to_the_end)
+        else:
+            values = nonzeros(*args, **kwargs)
+        if self._detect is not None and not replayed_to_the_end:
+            pattern = self._detect(args, kwargs)
+            if not _same_pattern(pattern, self.pattern):
+                name = getattr(self.fun, "__name__", "the function")
+                raise PatternChanged(
+                    f"the sparsity pattern of {name} has changed since this "
+                    f"{type(self).__name__} was prepared (the function reads state that "
+                    "changed); prepare it again (jac.prepare(*args)), or call the "
+                    "transformed function, which does", pattern)
+        return sparse.csr_array((values, *self.structure), shape=self.pattern.shape)
 
     def _interpret(self, fun: Callable, *args: Any) -> np.ndarray:
         x = as_float_array(args[self.argnum])
@@ -155,16 +197,23 @@ class SparseJacobian(_Prepared):
 
     def __init__(self, fun: Callable, args: tuple, argnum: int = 0, *,
                  sparsity: Any = "detect", mode: str = "auto", local: bool = False,
-                 chunk_size: int | None = None, replay: bool | None = None) -> None:
+                 chunk_size: int | None = None, replay: bool | None = None,
+                 kwargs: dict | None = None, detected: sparse.csr_array | None = None
+                 ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         x = as_float_array(args[argnum])
         rest = args[:argnum] + args[argnum + 1:]
-        restricted = lambda x, *rest: fun(*rest[:argnum], x, *rest[argnum:])  # noqa: E731
+        restricted = lambda x, *rest: fun(*rest[:argnum], x, *rest[argnum:],  # noqa: E731
+                                          **(kwargs or {}))
+        detect = None
         if isinstance(sparsity, str):
             if sparsity != "detect":
                 raise ValueError(f"sparsity must be 'detect' or a pattern, got {sparsity!r}")
-            self.pattern = jacobian_sparsity(restricted, x, *rest, local=local)
+            if not local:
+                detect = _detector(jacobian_sparsity, fun, argnum)
+            self.pattern = detected if detected is not None else \
+                jacobian_sparsity(restricted, x, *rest, local=local)
         else:
             m = int(np.size(restricted(x, *rest)))
             self.pattern = _as_pattern(sparsity, (m, x.size), "sparse_jacobian")
@@ -183,10 +232,10 @@ class SparseJacobian(_Prepared):
         m, n = self.pattern.shape
         if mode == "fwd":
             self._prepare(fun, argnum, x, coloring.column_values, self.pattern, m, False,
-                          replay, chunk_size)
+                          replay, chunk_size, detect)
         else:
             self._prepare(fun, argnum, x, coloring.row_values, self.pattern, n, True,
-                          replay, chunk_size)
+                          replay, chunk_size, detect)
 
     def __repr__(self) -> str:
         m, n = self.pattern.shape
@@ -223,20 +272,23 @@ class SparseHessian(_Prepared):
 
     def __init__(self, fun: Callable, args: tuple, argnum: int = 0, *,
                  sparsity: Any = "detect", local: bool = False, chunk_size: int | None = None,
-                 replay: bool | None = None) -> None:
+                 replay: bool | None = None, kwargs: dict | None = None,
+                 detected: sparse.csr_array | None = None) -> None:
         x = as_float_array(args[argnum])
-        rest = args[:argnum] + args[argnum + 1:]
+        detect = None
         if isinstance(sparsity, str):
             if sparsity != "detect":
                 raise ValueError(f"sparsity must be 'detect' or a pattern, got {sparsity!r}")
-            restricted = lambda x, *rest: fun(*rest[:argnum], x, *rest[argnum:])  # noqa: E731
-            pattern = hessian_sparsity(restricted, x, *rest, local=local)
+            if not local:
+                detect = _detector(hessian_sparsity, fun, argnum, symmetric=True)
+            self.pattern = detected if detected is not None else \
+                _detector(hessian_sparsity, fun, argnum, local, True)(args, kwargs or {})
         else:
             pattern = _as_pattern(sparsity, (x.size, x.size), "sparse_hessian")
-        self.pattern = (pattern + pattern.T).tocsr()  # a Hessian is symmetric
+            self.pattern = (pattern + pattern.T).tocsr()  # a Hessian is symmetric
         self.colors = coloring.star_coloring(self.pattern)
         self._prepare(fun, argnum, x, coloring.star_values, coloring.symmetric(self.pattern),
-                      x.size, False, replay, chunk_size)
+                      x.size, False, replay, chunk_size, detect)
 
     def __repr__(self) -> str:
         n = self.pattern.shape[0]
@@ -248,6 +300,19 @@ class SparseHessian(_Prepared):
         return self._forward(gradient, x, x.size)
 
 
+def _detector(find: Callable, fun: Callable, argnum: int, local: bool = False,
+              symmetric: bool = False) -> Callable:
+    """``detect(args, kwargs)``: ``find``'s pattern of ``fun`` in argument ``argnum``
+    at this call (made symmetric for a Hessian)."""
+    def detect(args: tuple, kwargs: dict) -> sparse.csr_array:
+        rest = args[:argnum] + args[argnum + 1:]
+        restricted = lambda x, *rest: fun(*rest[:argnum], x, *rest[argnum:], **kwargs)  # noqa: E731
+        pattern = find(restricted, as_float_array(args[argnum]), *rest, local=local)
+        return (pattern + pattern.T).tocsr() if symmetric else pattern
+
+    return detect
+
+
 class _ByShape:
     """The prepared patterns of one transformed function, by input shape and dtype."""
 
@@ -256,20 +321,34 @@ class _ByShape:
         self.entries: OrderedDict = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, args: tuple) -> Any:
-        if not isinstance(self.argnum, int) or not -len(args) <= self.argnum < len(args):
-            raise TypeError(f"argnums={self.argnum!r}: give the position of one array "
-                            f"argument among the {len(args)} arguments")
-        x = as_float_array(args[self.argnum])
-        key = (x.shape, x.dtype)
+    def get(self, args: tuple, kwargs: dict) -> Any:
+        key = self._key(args)
         with self.lock:
             prepared = self.entries.get(key)
             if prepared is not None:
                 self.entries.move_to_end(key)
                 return prepared
-        prepared = self.make(args)
+        return self._keep(key, self.make(args, kwargs, None))
+
+    def call(self, args: tuple, kwargs: dict) -> sparse.csr_array:
+        """The matrix at ``args``; prepared again when its pattern changed."""
+        try:
+            return self.get(args, kwargs)(*args, **kwargs)
+        except PatternChanged as changed:
+            prepared = self._keep(self._key(args), self.make(args, kwargs, changed.pattern))
+            return prepared(*args, **kwargs)
+
+    def _key(self, args: tuple) -> tuple:
+        if not isinstance(self.argnum, int) or not -len(args) <= self.argnum < len(args):
+            raise TypeError(f"argnums={self.argnum!r}: give the position of one array "
+                            f"argument among the {len(args)} arguments")
+        x = as_float_array(args[self.argnum])
+        return (x.shape, x.dtype)
+
+    def _keep(self, key: tuple, prepared: Any) -> Any:
         with self.lock:
             self.entries[key] = prepared
+            self.entries.move_to_end(key)
             while len(self.entries) > CACHE_SIZE:
                 self.entries.popitem(last=False)
         return prepared
@@ -289,8 +368,11 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
         (``argnums=1`` for an ODE right-hand side ``f(t, y)``).
     sparsity:
         ``"detect"`` finds the global pattern with :func:`jacobian_sparsity` at
-        the first call for each input shape and dtype; or give the pattern (a
-        ``scipy.sparse`` or dense array of shape ``(m, n)``, nonzeros marked).
+        the first call for each input shape and dtype, and again at every call
+        that does not replay its recording to the end (state ``fun`` reads may
+        change its structure: a changed pattern is prepared anew); or give the
+        pattern (a ``scipy.sparse`` or dense array of shape ``(m, n)``, nonzeros
+        marked), which is not checked.
     mode:
         ``"fwd"`` colours the columns (one forward pass per colour), ``"rev"``
         the rows (one reverse pass per colour); ``"auto"`` takes the one with
@@ -312,8 +394,9 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
     Returns
     -------
     Callable
-        ``jac(*args)`` returning a ``scipy.sparse.csr_array`` of shape
-        ``(fun(...).size, x.size)``. ``jac.prepare(*args)`` gives the
+        ``jac(*args, **kwargs)`` returning a ``scipy.sparse.csr_array`` of shape
+        ``(fun(...).size, x.size)`` (keyword arguments go to ``fun``,
+        undifferentiated). ``jac.prepare(*args)`` gives the
         :class:`SparseJacobian` (pattern, colours, passes) it uses for those
         shapes.
 
@@ -334,15 +417,14 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
     SparseJacobian(5x5, nnz=13, mode='fwd', passes=3)
     """
     check_chunk_size(chunk_size)
-    prepared = _ByShape(lambda args: SparseJacobian(fun, args, argnums, sparsity=sparsity,
-                                                    mode=mode, local=local,
-                                                    chunk_size=chunk_size, replay=replay),
-                        argnums)
+    prepared = _ByShape(lambda args, kwargs, detected: SparseJacobian(
+        fun, args, argnums, sparsity=sparsity, mode=mode, local=local, chunk_size=chunk_size,
+        replay=replay, kwargs=kwargs, detected=detected), argnums)
 
-    def jac(*args: Any) -> sparse.csr_array:
-        return prepared.get(args)(*args)
+    def jac(*args: Any, **kwargs: Any) -> sparse.csr_array:
+        return prepared.call(args, kwargs)
 
-    jac.prepare = lambda *args: prepared.get(args)  # type: ignore[attr-defined]
+    jac.prepare = lambda *args, **kwargs: prepared.get(args, kwargs)  # type: ignore[attr-defined]
     jac.__doc__ = f"The sparse Jacobian of {getattr(fun, '__name__', 'fun')}."
     return jac
 
@@ -371,13 +453,13 @@ def sparse_hessian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
     3
     """
     check_chunk_size(chunk_size)
-    prepared = _ByShape(lambda args: SparseHessian(fun, args, argnums, sparsity=sparsity,
-                                                   local=local, chunk_size=chunk_size,
-                                                   replay=replay), argnums)
+    prepared = _ByShape(lambda args, kwargs, detected: SparseHessian(
+        fun, args, argnums, sparsity=sparsity, local=local, chunk_size=chunk_size,
+        replay=replay, kwargs=kwargs, detected=detected), argnums)
 
-    def hess(*args: Any) -> sparse.csr_array:
-        return prepared.get(args)(*args)
+    def hess(*args: Any, **kwargs: Any) -> sparse.csr_array:
+        return prepared.call(args, kwargs)
 
-    hess.prepare = lambda *args: prepared.get(args)  # type: ignore[attr-defined]
+    hess.prepare = lambda *args, **kwargs: prepared.get(args, kwargs)  # type: ignore[attr-defined]
     hess.__doc__ = f"The sparse Hessian of {getattr(fun, '__name__', 'fun')}."
     return hess
