@@ -369,3 +369,16 @@ def test_a_signature_records_after_record_after_interpreted_calls(monkeypatch):
         assert identical(grad(x), dualad.grad(f, replay=False)(x))
     assert grad.counts == {"interpreted": DEFAULT_RECORD_AFTER, "recorded": 1,
                            "replayed": 2, "continued": 0}
+
+
+@pytest.mark.parametrize("problem", ["Weibull MLE, minimize(trust-exact)",
+                                     "Robertson, solve_ivp(BDF)",
+                                     "Van der Pol (mu = 1000), solve_ivp(BDF)",
+                                     "exponential decay, least_squares"])
+def test_scipy_solves_with_the_replay_are_the_interpreter_s(problem):
+    """The time-to-solution problems of ``python -m dualad.bench.solvers``: the
+    solver takes the same steps with and without the replay, to the last bit."""
+    from dualad.bench.solvers import PROBLEMS
+
+    solve = PROBLEMS[problem]
+    np.testing.assert_array_equal(solve("dualad"), solve("dualad, replay=False"))

@@ -14,6 +14,8 @@ comes, and with ``replay=False`` (the interpreter alone, for comparison):
   would);
 * Robertson's stiff chemical kinetics by ``solve_ivp(method="BDF")`` with
   ``jacfwd`` of the right-hand side over t in [0, 10⁵];
+* the stiff Van der Pol oscillator (μ = 1000, t in [0, 3000]) the same way: a
+  longer solve, with about a hundred Jacobians;
 * an exponential-decay ``least_squares`` fit (200 points, three parameters)
   with ``jacfwd`` of the residual ("2-point" differences otherwise).
 """
@@ -72,22 +74,38 @@ def _robertson(np_):
     return rhs
 
 
-def robertson(how: str) -> np.ndarray:
+def _stiff_solve(model: Callable, y0: np.ndarray, span: tuple, atol: float,
+                 how: str) -> np.ndarray:
+    """The final state of ``solve_ivp(method="BDF")`` on ``model(np_)``'s right-hand
+    side, its Jacobian found ``how``."""
     from scipy.integrate import solve_ivp
-    y0, span = np.array([1.0, 0.0, 0.0]), (0.0, 1e5)
-    options = {"method": "BDF", "rtol": 1e-6, "atol": 1e-10}
+    options = {"method": "BDF", "rtol": 1e-6, "atol": atol}
     if how.startswith("dualad"):
-        rhs = _robertson(np)
+        rhs = model(np)
         jac = dualad.jacfwd(rhs, argnums=1, replay=_replays(how))
         return solve_ivp(rhs, span, y0, jac=jac, **options).y[:, -1]
     if how == "finite differences":
-        return solve_ivp(_robertson(np), span, y0, **options).y[:, -1]
+        return solve_ivp(model(np), span, y0, **options).y[:, -1]
     import jax
     import jax.numpy as jnp
-    rhs = _robertson(jnp)
+    rhs = model(jnp)
     f, jac = jax.jit(rhs), jax.jit(jax.jacfwd(rhs, argnums=1))
     return solve_ivp(lambda t, y: np.asarray(f(t, y)), span, y0,
                      jac=lambda t, y: np.asarray(jac(t, y)), **options).y[:, -1]
+
+
+def robertson(how: str) -> np.ndarray:
+    return _stiff_solve(_robertson, np.array([1.0, 0.0, 0.0]), (0.0, 1e5), 1e-10, how)
+
+
+def _van_der_pol(np_):
+    def rhs(t, y, mu=1000.0):
+        return np_.array([y[1], mu * (1.0 - y[0] ** 2) * y[1] - y[0]])
+    return rhs
+
+
+def van_der_pol(how: str) -> np.ndarray:
+    return _stiff_solve(_van_der_pol, np.array([2.0, 0.0]), (0.0, 3000.0), 1e-9, how)
 
 
 def _decay_data() -> tuple[np.ndarray, np.ndarray]:
@@ -123,6 +141,7 @@ def decay(how: str) -> np.ndarray:
 PROBLEMS: dict[str, Callable[[str], np.ndarray]] = {
     "Weibull MLE, minimize(trust-exact)": weibull,
     "Robertson, solve_ivp(BDF)": robertson,
+    "Van der Pol (mu = 1000), solve_ivp(BDF)": van_der_pol,
     "exponential decay, least_squares": decay,
 }
 WAYS = ("dualad", "dualad, replay=False", "finite differences", "jax.jit")
