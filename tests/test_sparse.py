@@ -419,12 +419,18 @@ def test_a_pattern_that_changes_with_state_is_found_again(transform, replay):
         _Coupling.periodic = False
 
 
-def test_a_prepared_transform_refuses_a_changed_pattern():
-    prepared = dualad.sparse_jacobian(_coupled, replay=False).prepare(np.ones(5))
+@pytest.mark.parametrize("replay", [True, False])
+def test_a_prepared_transform_refuses_a_changed_pattern(replay):
+    """Called directly, at every call while the pattern differs: a recording made
+    in such a call (not its pattern's) never proves a later one."""
+    prepared = dualad.sparse_jacobian(_coupled, replay=replay).prepare(np.ones(5))
+    for k in range(4):
+        prepared(np.ones(5) * k)
     _Coupling.periodic = True
     try:
-        with pytest.raises(dualad.sparse.PatternChanged, match="prepare it again"):
-            prepared(np.ones(5))
+        for k in range(6):
+            with pytest.raises(dualad.sparse.PatternChanged, match="prepare it again"):
+                prepared(np.ones(5) * k)
     finally:
         _Coupling.periodic = False
     assert prepared(np.ones(5)).nnz == 13

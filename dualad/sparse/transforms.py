@@ -149,6 +149,8 @@ class _Prepared:
         if self._detect is not None and not replayed_to_the_end:
             pattern = self._detect(args, kwargs)
             if not _same_pattern(pattern, self.pattern):
+                if type(nonzeros) is Transformed:  # what it recorded is not its pattern's:
+                    nonzeros.cache.entries.clear()  # no replay of it may prove anything
                 name = getattr(self.fun, "__name__", "the function")
                 raise PatternChanged(
                     f"the sparsity pattern of {name} has changed since this "
