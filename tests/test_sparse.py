@@ -384,14 +384,19 @@ def _coupled(u, scale=1.0):
 
 
 @pytest.mark.parametrize("replay", [True, False])
-@pytest.mark.parametrize("transform", ["jacobian", "jacobian_rev", "hessian"])
+@pytest.mark.parametrize("transform", ["jacobian", "jacobian_passes", "jacobian_rev",
+                                       "hessian"])
 def test_a_pattern_that_changes_with_state_is_found_again(transform, replay):
     """The pattern is the function's structure: a call that does not replay its
-    recording to the end (the proof that the structure is the recorded one) finds
-    it again, and a changed one is prepared anew — every call equals the dense
-    transform (Jacobians bit for bit). Keyword arguments go to the function."""
+    recording to the end (the proof that the structure is the recorded one) — of
+    its passes, or of the function alone where the passes are not recorded (one
+    colour a pass) — finds it again, and a changed one is prepared anew. Every
+    call equals the dense transform (Jacobians bit for bit). Keyword arguments go
+    to the function."""
     make, dense = {
         "jacobian": (lambda: dualad.sparse_jacobian(_coupled, replay=replay), dualad.jacfwd),
+        "jacobian_passes": (lambda: dualad.sparse_jacobian(
+            _coupled, chunk_size=1, replay=None if replay else False), dualad.jacfwd),
         "jacobian_rev": (lambda: dualad.sparse_jacobian(_coupled, mode="rev", replay=replay),
                          dualad.jacrev),
         "hessian": (lambda: dualad.sparse_hessian(lambda u, scale=1.0: np.sum(
@@ -411,9 +416,10 @@ def test_a_pattern_that_changes_with_state_is_found_again(transform, replay):
                 np.testing.assert_allclose(got, want, rtol=1e-14, atol=0, err_msg=str(k))
             else:
                 np.testing.assert_array_equal(got, dense(f)(x, scale=2.0), err_msg=str(k))
-            nonzeros = sparse_transform.prepare(x)._nonzeros
-            if isinstance(nonzeros, Transformed):
-                replays = max(replays, nonzeros.counts["replayed"])
+            prepared = sparse_transform.prepare(x)
+            for cached in (prepared._nonzeros, prepared._structure):
+                if isinstance(cached, Transformed):
+                    replays = max(replays, cached.counts["replayed"])
         assert replays > 0 or not replay  # the proof of a replay engaged
     finally:
         _Coupling.periodic = False

@@ -25,7 +25,7 @@ from scipy import sparse
 
 from ..dual import as_float_array
 from ..forward import check_chunk_size, jvp
-from ..replay import REPLAY_BY_DEFAULT, Transformed, replayed
+from ..replay import REPLAY_BY_DEFAULT, Replayed, Transformed, replayed
 from ..reverse import grad, jacrev
 from . import coloring
 from .detection import hessian_sparsity, jacobian_sparsity
@@ -110,6 +110,7 @@ class _Prepared:
         self.passes = int(self.colors.max(initial=-1)) + 1
         self.per_pass = _per_pass(self.passes, max(self.pattern.shape), x.dtype.itemsize,
                                   chunk_size)
+        proving = detect is not None and REPLAY_BY_DEFAULT and replay is not False
         if replay is None:  # a recording takes twice a pass's memory: only one pass
             replay = REPLAY_BY_DEFAULT and self.passes <= self.per_pass
         #: ``(indices, indptr)`` of the result's CSR structure.
@@ -120,6 +121,11 @@ class _Prepared:
         # A replayed problem gathers with a kept index; a large one decompresses anew.
         self._positions = self.positions() if replay else None
         self._nonzeros = replayed(self._interpret, fun, argnum, replay)
+        # A call whose passes did not replay to the end is proved by the function
+        # alone replayed to the end (about one evaluation of it), else by detecting
+        # the pattern again. Its own cache: what it proves is this pattern's.
+        self._structure = Transformed(Replayed(_evaluation(argnum), argnum), fun) \
+            if proving else None
 
     def positions(self) -> np.ndarray:
         """Where each nonzero (in the order of :attr:`structure`) is in the flattened
@@ -132,10 +138,12 @@ class _Prepared:
         """The matrix at ``args`` (of the shapes it was prepared for), a CSR array;
         keyword arguments go to the function, undifferentiated.
 
-        A detected pattern is only as good as the function's structure: a call that
-        did not replay its recording to the end (which proves the function made the
-        recorded operations, with the same constants) finds the pattern again, and
-        raises :class:`PatternChanged` if it differs."""
+        A detected pattern is only as good as the function's structure. A call
+        whose passes replayed their recording to the end made the recorded
+        operations with the same constants: the pattern holds. Any other call
+        replays the function alone (about one evaluation of it), and if that does
+        not reach the end either, finds the pattern again, and raises
+        :class:`PatternChanged` if it differs."""
         x = args[self.argnum]
         if np.shape(x) != self.shape:
             raise ValueError(f"this {type(self).__name__} was prepared for shape "
@@ -147,17 +155,26 @@ class _Prepared:
         else:
             values = nonzeros(*args, **kwargs)
         if self._detect is not None and not replayed_to_the_end:
+            self._prove(args, kwargs)
+        return sparse.csr_array((values, *self.structure), shape=self.pattern.shape)
+
+    def _prove(self, args: tuple, kwargs: dict) -> None:
+        """Raise :class:`PatternChanged` unless the pattern holds at this call."""
+        structure, proved = self._structure, []
+        if structure is not None:
+            structure.cache.run(structure.fun, args, kwargs, proved)
+        if not proved:
             pattern = self._detect(args, kwargs)
             if not _same_pattern(pattern, self.pattern):
-                if type(nonzeros) is Transformed:  # what it recorded is not its pattern's:
-                    nonzeros.cache.entries.clear()  # no replay of it may prove anything
+                for cached in (self._nonzeros, structure):  # what they recorded is not
+                    if type(cached) is Transformed:  # this pattern's: no replay of it
+                        cached.cache.entries.clear()  # may prove anything
                 name = getattr(self.fun, "__name__", "the function")
                 raise PatternChanged(
                     f"the sparsity pattern of {name} has changed since this "
                     f"{type(self).__name__} was prepared (the function reads state that "
                     "changed); prepare it again (jac.prepare(*args)), or call the "
                     "transformed function, which does", pattern)
-        return sparse.csr_array((values, *self.structure), shape=self.pattern.shape)
 
     def _interpret(self, fun: Callable, *args: Any) -> np.ndarray:
         x = as_float_array(args[self.argnum])
@@ -300,6 +317,18 @@ class SparseHessian(_Prepared):
         argnum = self.argnum
         gradient = grad(lambda x: fun(*_with_arg(args, argnum, x)), replay=False)
         return self._forward(gradient, x, x.size)
+
+
+def _evaluation(argnum: int) -> Callable:
+    """The function evaluated on Duals of a zero tangent (a JVP, the least of the
+    transforms): replayed to the end, the proof that its operations are the recorded
+    ones (see ``_Prepared._prove``)."""
+    def evaluate(fun: Callable, *args: Any) -> Any:
+        x = as_float_array(args[argnum])
+        return jvp(lambda x: fun(*_with_arg(args, argnum, x)), (x,), (np.zeros_like(x),),
+                   replay=False)
+
+    return evaluate
 
 
 def _detector(find: Callable, fun: Callable, argnum: int, local: bool = False,
