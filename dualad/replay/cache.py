@@ -109,10 +109,13 @@ class Replayed:
     """
 
     def __init__(self, body: Callable, argnums: int | Sequence[int] | None,
-                 maxsize: int = CACHE_SIZE) -> None:
+                 maxsize: int = CACHE_SIZE, record_after: int | None = None) -> None:
         self.body = body
         self.argnums = (argnums,) if isinstance(argnums, (int, np.integer)) else argnums
         self.maxsize = maxsize
+        #: Interpreted calls before a signature records: :data:`RECORD_AFTER` if None
+        #: (read at each call); fewer where an unreplayed call costs more than usual.
+        self.record_after = record_after
         self.entries: OrderedDict = OrderedDict()
         self.lock = threading.Lock()
         self._by_count: dict[int, Any] = {}
@@ -132,7 +135,8 @@ class Replayed:
         if type(entry) is Recording:
             return self._replay(key, entry, fun, args, leaves, replayed)
         if type(entry) is _Seen:
-            if entry.calls >= RECORD_AFTER:
+            if entry.calls >= (RECORD_AFTER if self.record_after is None
+                               else self.record_after):
                 return self._record(key, fun, args, leaves, entry.misses)
             entry.calls += 1
         self.counts["interpreted"] += 1

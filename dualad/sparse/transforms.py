@@ -123,9 +123,10 @@ class _Prepared:
         self._nonzeros = replayed(self._interpret, fun, argnum, replay)
         # A call whose passes did not replay to the end is proved by the function
         # alone replayed to the end (about one evaluation of it), else by detecting
-        # the pattern again. Its own cache: what it proves is this pattern's.
-        self._structure = Transformed(Replayed(_evaluation(argnum), argnum), fun) \
-            if proving else None
+        # the pattern again. Its own cache: what it proves is this pattern's; it
+        # records at its second call, as a call it does not prove detects again.
+        self._structure = Transformed(Replayed(_evaluation(argnum), argnum,
+                                               record_after=1), fun) if proving else None
 
     def positions(self) -> np.ndarray:
         """Where each nonzero (in the order of :attr:`structure`) is in the flattened
