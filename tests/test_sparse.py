@@ -417,7 +417,7 @@ def test_a_pattern_that_changes_with_state_is_found_again(transform, replay):
             else:
                 np.testing.assert_array_equal(got, dense(f)(x, scale=2.0), err_msg=str(k))
             prepared = sparse_transform.prepare(x)
-            for cached in (prepared._nonzeros, prepared._structure):
+            for cached in (prepared._nonzeros, prepared._prover):
                 if isinstance(cached, Transformed):
                     replays = max(replays, cached.counts["replayed"])
         assert replays > 0 or not replay  # the proof of a replay engaged

@@ -125,7 +125,7 @@ class _Prepared:
         # alone replayed to the end (about one evaluation of it), else by detecting
         # the pattern again. Its own cache: what it proves is this pattern's; it
         # records at its second call, as a call it does not prove detects again.
-        self._structure = Transformed(Replayed(_evaluation(argnum), argnum,
+        self._prover = Transformed(Replayed(_evaluation(argnum), argnum,
                                                record_after=1), fun) if proving else None
 
     def positions(self) -> np.ndarray:
@@ -161,13 +161,13 @@ class _Prepared:
 
     def _prove(self, args: tuple, kwargs: dict) -> None:
         """Raise :class:`PatternChanged` unless the pattern holds at this call."""
-        structure, proved = self._structure, []
-        if structure is not None:
-            structure.cache.run(structure.fun, args, kwargs, proved)
+        prover, proved = self._prover, []
+        if prover is not None:
+            prover.cache.run(prover.fun, args, kwargs, proved)
         if not proved:
             pattern = self._detect(args, kwargs)
             if not _same_pattern(pattern, self.pattern):
-                for cached in (self._nonzeros, structure):  # what they recorded is not
+                for cached in (self._nonzeros, prover):  # what they recorded is not
                     if type(cached) is Transformed:  # this pattern's: no replay of it
                         cached.cache.entries.clear()  # may prove anything
                 name = getattr(self.fun, "__name__", "the function")
