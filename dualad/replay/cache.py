@@ -105,7 +105,9 @@ class Replayed:
     ``argnums`` are the positions of the arguments whose leaves are traced (every
     argument if None). The user's function is given at each :meth:`run` (the cache
     may serve every transform of it with these options: it must not keep it
-    alive); keyword arguments go to it as they are, undifferentiated.
+    alive); keyword arguments go to it as they are, undifferentiated. It keeps at
+    most ``maxsize`` signatures, and records one after ``record_after`` interpreted
+    calls (:data:`RECORD_AFTER` if None).
     """
 
     def __init__(self, body: Callable, argnums: int | Sequence[int] | None,
