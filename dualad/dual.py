@@ -589,8 +589,7 @@ def _astype(x: Any, dtype) -> Any:
 # Bound late, in this order: they use the Dual above; the rule table (ops) uses the
 # operands' helpers; the views use the rule table.
 from .operands import (array_arguments, as_operand, complex_error,  # noqa: E402,F401
-                       conversion_error, elements, from_objects, holds_box, holds_complex,
-                       inside_vectorize,
+                       conversion_error, elements, from_objects, holds_complex, inside_vectorize,
                        is_python_ufunc, object_loop_method, through_objects, ufunc_method)
 from . import ops as _ops  # noqa: E402,I001
 from . import views as _views  # noqa: E402,I001
