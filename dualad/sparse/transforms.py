@@ -223,19 +223,15 @@ class SparseJacobian(_Prepared):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         x = as_float_array(args[argnum])
-        rest = args[:argnum] + args[argnum + 1:]
-        restricted = lambda x, *rest: fun(*rest[:argnum], x, *rest[argnum:],  # noqa: E731
-                                          **(kwargs or {}))
         detect = None
         if isinstance(sparsity, str):
             if sparsity != "detect":
                 raise ValueError(f"sparsity must be 'detect' or a pattern, got {sparsity!r}")
-            if not local:
-                detect = _detector(jacobian_sparsity, fun, argnum)
-            self.pattern = detected if detected is not None else \
-                jacobian_sparsity(restricted, x, *rest, local=local)
+            find = _detector(jacobian_sparsity, fun, argnum, local)
+            detect = None if local else find  # a local pattern is the user's to vouch for
+            self.pattern = detected if detected is not None else find(args, kwargs or {})
         else:
-            m = int(np.size(restricted(x, *rest)))
+            m = int(np.size(fun(*_with_arg(args, argnum, x), **(kwargs or {}))))
             self.pattern = _as_pattern(sparsity, (m, x.size), "sparse_jacobian")
         if mode == "auto":
             columns = coloring.column_coloring(self.pattern)
@@ -299,10 +295,9 @@ class SparseHessian(_Prepared):
         if isinstance(sparsity, str):
             if sparsity != "detect":
                 raise ValueError(f"sparsity must be 'detect' or a pattern, got {sparsity!r}")
-            if not local:
-                detect = _detector(hessian_sparsity, fun, argnum, symmetric=True)
-            self.pattern = detected if detected is not None else \
-                _detector(hessian_sparsity, fun, argnum, local, True)(args, kwargs or {})
+            find = _detector(hessian_sparsity, fun, argnum, local, symmetric=True)
+            detect = None if local else find
+            self.pattern = detected if detected is not None else find(args, kwargs or {})
         else:
             pattern = _as_pattern(sparsity, (x.size, x.size), "sparse_hessian")
             self.pattern = (pattern + pattern.T).tocsr()  # a Hessian is symmetric
