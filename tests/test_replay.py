@@ -162,6 +162,20 @@ def test_equal_outputs_are_distinct_arrays():
 
 
 
+def test_repeated_calls_merge_only_with_the_same_bits():
+    """Equal seeds merge two products into one; 0.0 and -0.0 are different constants
+    (their products' zeros have different signs)."""
+    f = lambda x: (np.sin(x) * 0.0, np.sin(x) * -0.0, np.sin(x) * np.array([1.0, 2.0]),
+                   np.sin(x) * np.array([1.0, 2.0]))
+    jac = dualad.jacfwd(f)
+    for k in range(4):
+        x = np.array([1.0, -2.0]) * (k + 1)
+        got = jac(x)
+        assert identical(got, dualad.jacfwd(f, replay=False)(x))
+    assert _state(jac) == "replayed"
+    assert np.all(np.signbit(got[0]) != np.signbit(got[1]))
+
+
 @pytest.mark.parametrize("transform", ["jvp", "grad", "hvp"])
 def test_large_temporaries_are_written_in_place_bit_for_bit(transform):
     """Above REUSE_MIN_BYTES a ufunc writes into a dead temporary (``out=``); the

@@ -10,6 +10,7 @@ dispatches nothing.
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,12 @@ __all__ = ["Emitter", "GuardFailed", "common_subexpressions", "live_operations",
 #: The size from which a ufunc writes into a dead operand rather than new memory:
 #: below it, NumPy's allocation costs less than ``out=``'s keyword handling.
 REUSE_MIN_BYTES = 1 << 16
+
+#: The largest constant array compared by content when merging repeated calls
+#: (larger ones by identity: the comparison would cost more than it saves).
+CONTENT_KEY_BYTES = 1 << 16
+
+_DOUBLE = struct.Struct("d").pack
 
 
 #: Ufuncs replayed as Python operators (see ``Program._lines``).
@@ -192,8 +199,15 @@ def _call_key(op: Operation) -> Any:
             return ("dict",) + tuple((k, key(v)) for k, v in x.items())
         if t is slice:
             return ("slice", key(x.start), key(x.stop), key(x.step))
-        if x is None or t in (bool, int, float, str):
+        if t is float:  # by its bits: 0.0 and -0.0 give different products
+            return ("float", _DOUBLE(x))
+        if x is None or t in (bool, int, str):
             return (t.__name__, x)
+        if t is np.ndarray and not x.dtype.hasobject and x.nbytes <= CONTENT_KEY_BYTES:
+            # Equal arrays, as two seeds of the same directions: one product, not two.
+            return ("array", x.dtype.str, x.shape, x.strides, x.tobytes())
+        if isinstance(x, np.generic) and not isinstance(x, np.object_):
+            return ("scalar", x.dtype.str, x.tobytes())
         return ("constant", id(x))
 
     return (func, key(op.args), key(op.kwargs))
