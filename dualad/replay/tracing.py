@@ -90,7 +90,8 @@ class Traced(np.ndarray):
         if not all(issubclass(t, (np.ndarray, TracedFloat)) for t in types):
             return NotImplemented
         recorder = _recorder_of(args, kwargs)
-        if func in STATIC_FUNCTIONS:
+        if func in STATIC_FUNCTIONS or (func is np.may_share_memory
+                                        and recorder.overlap_is_fixed(args, kwargs)):
             return func(*_values(args), **_values(kwargs))
         return recorder.call(func, args, kwargs, name=getattr(func, "__name__", "f"),
                              mutates=func in MUTATING_FUNCTIONS or _writes_out(kwargs),
@@ -147,6 +148,19 @@ def _method(name: str) -> Callable:
 
     method.__name__ = name
     return method
+
+
+def _basic(index: Any) -> bool:
+    """Whether an index is NumPy's basic indexing (ints, slices of ints, None and
+    Ellipsis): its result is always a view, in the same place of its array."""
+    for item in index if type(index) is tuple else (index,):
+        kind = type(item)
+        if kind is slice:
+            if not all(v is None or type(v) is int for v in (item.start, item.stop, item.step)):
+                return False
+        elif not (kind is int or item is None or item is Ellipsis):
+            return False
+    return True
 
 
 def _masks(index: Any) -> bool:
@@ -343,6 +357,8 @@ class Recorder:
         self.float_slots: set[int] = set()
         #: Registers of arrays a ufunc made (new memory): their layouts.
         self.made_by_ufunc: dict[int, tuple] = {}
+        #: Register -> the register it is a basic-indexing view of (``x[1:]``).
+        self.views: dict[int, int] = {}
 
     def input(self, value: np.ndarray) -> Traced:
         return self._register(np.asarray(value))
@@ -396,6 +412,8 @@ class Recorder:
                     result.flags.c_contiguous)
             if value_shaped:
                 operation.checks.append(("shape", wrapped._slot, np.shape(result)))
+            elif name == "__getitem__" and type(args[0]) is Traced and _basic(args[1]):
+                self.views[wrapped._slot] = args[0]._slot
         elif type(result) is tuple or (isinstance(result, tuple) and hasattr(result, "_make")):
             items, slots = [], []
             for item in result:
@@ -419,6 +437,17 @@ class Recorder:
             operation.outputs = self._guard(result, operation, name)
             wrapped = result
         return wrapped
+
+    def overlap_is_fixed(self, args: tuple, kwargs: dict) -> bool:
+        """Whether ``np.may_share_memory(*args)`` is the same at every replay, and so
+        a constant rather than a guard: one side is a NumPy scalar (its own memory),
+        or a view the recording took of the other by basic indexing (they overlap
+        exactly when the view is not empty, which the recorded shapes fix)."""
+        if kwargs or len(args) != 2 or not all(type(a) is Traced for a in args):
+            return False
+        a, b = args
+        return (isinstance(a._value, np.generic) or isinstance(b._value, np.generic)
+                or self.views.get(a._slot) == b._slot or self.views.get(b._slot) == a._slot)
 
     def _guard(self, value: Any, operation: Operation, name: str) -> int:
         """A register for a Python value the replay must find again."""
