@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import math
 import threading
+import warnings
 
 import numpy as np
 import optree
@@ -162,18 +163,28 @@ def test_equal_outputs_are_distinct_arrays():
 
 
 
-def test_repeated_calls_merge_only_with_the_same_bits():
-    """Equal seeds merge two products into one; 0.0 and -0.0 are different constants
-    (their products' zeros have different signs)."""
-    f = lambda x: (np.sin(x) * 0.0, np.sin(x) * -0.0, np.sin(x) * np.array([1.0, 2.0]),
-                   np.sin(x) * np.array([1.0, 2.0]))
+def test_repeated_calls_merge_only_where_nothing_is_lost():
+    """A repeated selection (``x[1:]`` twice) is taken once; a repeated product is
+    not merged (each may warn, as the interpreter's two do), nor are products by
+    0.0 and -0.0 (their zeros' signs differ)."""
+    def f(x):
+        a, b = np.sin(x) * 0.0, np.sin(x) * -0.0
+        return a, b, np.sum(x[1:] * 2.0), np.sum(x[1:] * 2.0)
+
     jac = dualad.jacfwd(f)
     for k in range(4):
-        x = np.array([1.0, -2.0]) * (k + 1)
+        x = np.array([1.0, -2.0, 0.5]) * (k + 1)
         got = jac(x)
         assert identical(got, dualad.jacfwd(f, replay=False)(x))
     assert _state(jac) == "replayed"
     assert np.all(np.signbit(got[0]) != np.signbit(got[1]))
+    huge = np.array([1.0, 1e308, 1e308])
+    for transformed in (jac, dualad.jacfwd(f, replay=False)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            transformed(huge)
+        messages = [str(w.message) for w in caught]
+        assert messages.count("overflow encountered in multiply") == 2, messages
 
 
 def test_views_by_basic_indexing_need_no_overlap_guard():

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from . import scalars
+from .scalars import ScalarCode
 from .tracing import Operation, Register
 
 __all__ = ["Emitter", "GuardFailed", "common_subexpressions", "live_operations",
@@ -53,7 +55,8 @@ class Emitter:
     def __init__(self) -> None:
         self._names: dict[int, str] = {}
         self.namespace: dict[str, Any] = {"_GuardFailed": GuardFailed, "_copy": _copy,
-                                          "_errstate": np.errstate}
+                                          "_errstate": np.errstate, **scalars.NAMESPACE}
+        self.elements = scalars.Elements()
         #: Registers holding Python values (a guarded float(), int(), ...) rather
         #: than NumPy arrays or scalars.
         self.python_values: set[int] = set()
@@ -79,13 +82,9 @@ class Emitter:
             return repr(x)
         return self.constant(x)
 
-    def _on_arrays(self, args: tuple) -> bool:
-        """Whether a NumPy array or scalar is among the operands, as the operator
-        form needs (Python floats alone would stay Python floats)."""
-        return any(isinstance(a, Register) and a.slot not in self.python_values
-                   or isinstance(a, (np.ndarray, np.generic)) for a in args)
-
     def lines(self, op: Operation) -> list[str]:
+        if type(op.func) is ScalarCode:  # on Python floats (see dualad.replay.scalars)
+            return scalars.lines(op, self.elements, self.expr)
         args = [self.expr(a) for a in op.args]
         arguments = "".join(a + ", " for a in args[op.method:]) + \
             "".join(f"{k}={self.expr(v)}, " for k, v in op.kwargs.items())
@@ -99,10 +98,9 @@ class Emitter:
             call = f"{args[0]}[{args[1]}] = {args[2]}"
         elif op.method:
             call = f"{args[0]}.{op.name}({arguments})"
-        elif (op.func in OPERATORS and not op.kwargs and len(op.args) == op.func.nin
-              and self._on_arrays(op.args)):
-            # x * y is np.multiply(x, y) for arrays, bit for bit, and on the NumPy
-            # scalars of 0-d work it skips the ufunc machinery (about 10x faster).
+        elif op.operator and op.func in OPERATORS and not op.kwargs \
+                and len(op.args) == op.func.nin:
+            # As the interpreter called it: on NumPy scalars, their own arithmetic.
             symbol = OPERATORS[op.func]
             call = f"{symbol}{args[0]}" if len(args) == 1 else f"{args[0]} {symbol} {args[1]}"
         else:
@@ -125,6 +123,10 @@ class Emitter:
         """The lines of ``operations``, each run of calls made under a rule's own
         ``np.errstate(...)`` inside one ``with`` block."""
         lines, errstate = [], None
+        self.elements = scalars.Elements()
+        if any(type(op.func) is ScalarCode and op.func.kind == "arithmetic"
+               for op in operations):  # before any NumPy call (which may warn)
+            lines.append(indent + scalars.CHECK_ERRSTATE)
         for op in operations:
             if op.errstate != errstate:
                 errstate = op.errstate
@@ -139,13 +141,19 @@ class Emitter:
 FRESH = frozenset({"zeros_like", "empty_like", "ones_like", "full_like", "copy", "array"})
 
 
+#: Calls that only select or move elements: they set no floating-point flag, so a
+#: repeat gives no warning to lose (``2 * x`` computed twice may warn twice).
+MERGEABLE = frozenset({"__getitem__", "reshape", "transpose", "ravel", "squeeze", "swapaxes",
+                       "diagonal", "flatten", "T", "mT", "real", "imag"})
+
+
 def common_subexpressions(operations: list[Operation], exposed: set) -> tuple[list, dict]:
-    """The operations, in their places, with the repeats of a pure call dropped (as
-    None: ``2 * x`` computed for two rules) and their results' readers renamed to
-    the first; and the map from each dropped result to the one kept. Only in programs
-    that write into no array (two equal results may be distinct memory), and never a
-    value the function sees (``exposed``): each is an array of its own, as in the
-    interpreter."""
+    """The operations, in their places, with the repeats of a call that only moves
+    elements dropped (as None: ``x[1:]`` taken for two rules; see :data:`MERGEABLE`)
+    and their results' readers renamed to the first; and the map from each dropped
+    result to the one kept. Only in programs that write into no array (two equal
+    results may be distinct memory), and never a value the function sees
+    (``exposed``): each is an array of its own, as in the interpreter."""
     if any(op.mutates for op in operations):
         return list(operations), {}
     alias: dict[int, int] = {}
@@ -155,7 +163,7 @@ def common_subexpressions(operations: list[Operation], exposed: set) -> tuple[li
         if alias:
             op = _renamed(op, alias)
         key = _call_key(op) if type(op.outputs) is int and not op.checks \
-            and op.errstate is None else None
+            and op.errstate is None and op.name in MERGEABLE else None
         if key is not None and key in seen and op.outputs not in exposed:
             alias[op.outputs] = seen[key]
             kept.append(None)
@@ -170,6 +178,7 @@ def _renamed(op: Operation, alias: dict) -> Operation:
     copy = Operation(op.func, _rename(op.args, alias), _rename(op.kwargs, alias), op.name,
                      op.mutates, op.method)
     copy.outputs, copy.checks, copy.errstate = op.outputs, op.checks, op.errstate
+    copy.operator = op.operator
     return copy
 
 

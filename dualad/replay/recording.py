@@ -25,6 +25,7 @@ import optree
 from .live import BINARY, MISS, UNARY, Live, Session, Step
 from .templates import (ArgRef, Bits, LiveRef, Named, NewLive, Own, Slot, Static, bits,
                         matches, template)
+from .scalars import unrolled
 from .program import (Emitter, _registers, common_subexpressions, live_operations,
                       reuse_memory)
 from .tracing import Operation, Recorder, Traced
@@ -103,6 +104,8 @@ class Recording:
         parts = [[op for op in operations[a:b] if id(op) in kept] for a, b in spans]
         reuse_memory([op for part in parts for op in part], recorder.made_by_ufunc,
                      wanted | set(self.inputs) | emitter.python_values)
+        self.array_registers = self.registers  # those after them hold Python floats
+        parts, self.registers = unrolled(parts, recorder.kinds, wanted, self.registers)
         last_use, needed_later = _lifetimes(parts, results, wanted)
         slots = [spec.slot for spec in results if isinstance(spec, Slot)]
         for spec in results:  # a result shared with the function, or twice in it: a copy
@@ -152,8 +155,9 @@ class Recording:
         body = [f"    r{slot} = R[{slot}]" for slot in reads]
         body += emitter.block(part)
         body += [f"    R[{slot}] = r{slot}" for slot in sorted(stores & outputs)]
-        body += [f"    R[{slot}] = None" for slot in reads
-                 if last_use.get(slot) == index and slot not in stores]
+        body += [f"    R[{slot}] = None" for slot in reads  # (Python floats: no need)
+                 if last_use.get(slot) == index and slot not in stores
+                 and slot < self.array_registers]
         if step is not None and any("_GuardFailed" in line for line in body):
             lines.append("    try:")
             lines += ["    " + line for line in body]

@@ -83,8 +83,12 @@ class Traced(np.ndarray):
         recorder = _recorder_of(inputs, kwargs)
         call = ufunc if method == "__call__" else getattr(ufunc, method)
         name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+        by_operator, recorder.operator_call = recorder.operator_call, None
         return recorder.call(call, inputs, kwargs, name=name,
-                             mutates=_writes_out(kwargs) or method == "at")
+                             mutates=_writes_out(kwargs) or method == "at",
+                             operator=by_operator is not None and by_operator[0] is ufunc
+                             and len(by_operator[1]) == len(inputs)
+                             and all(a is b for a, b in zip(by_operator[1], inputs)))
 
     def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict):
         if not all(issubclass(t, (np.ndarray, TracedFloat)) for t in types):
@@ -96,6 +100,19 @@ class Traced(np.ndarray):
         return recorder.call(func, args, kwargs, name=getattr(func, "__name__", "f"),
                              mutates=func in MUTATING_FUNCTIONS or _writes_out(kwargs),
                              value_shaped=func not in SHAPE_STATIC_FUNCTIONS)
+
+    # Python's operators: NumPy calls the ufunc, recorded as called by an operator.
+    def __add__(self, other: Any) -> Any: return _by_operator(np.add, self, other)
+    def __radd__(self, other: Any) -> Any: return _by_operator(np.add, other, self)
+    def __sub__(self, other: Any) -> Any: return _by_operator(np.subtract, self, other)
+    def __rsub__(self, other: Any) -> Any: return _by_operator(np.subtract, other, self)
+    def __mul__(self, other: Any) -> Any: return _by_operator(np.multiply, self, other)
+    def __rmul__(self, other: Any) -> Any: return _by_operator(np.multiply, other, self)
+    def __truediv__(self, other: Any) -> Any:
+        return _by_operator(np.true_divide, self, other)
+    def __rtruediv__(self, other: Any) -> Any:
+        return _by_operator(np.true_divide, other, self)
+    def __neg__(self) -> Any: return _by_operator(np.negative, self)
 
     # Conversions to Python: the value is guarded.
     def __bool__(self) -> bool: return self._recorder.call(bool, (self,), {}, name="bool")
@@ -131,6 +148,27 @@ class Traced(np.ndarray):
                                    method=True)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _by_operator(ufunc: np.ufunc, *inputs: Any) -> Any:
+    """``ufunc(*inputs)`` as ndarray's operator calls it, noted for the recorder (an
+    operand with its own operator, a Dual, answers it through NumPy's protocol)."""
+    recorder = next(x._recorder for x in inputs if type(x) is Traced)
+    recorder.operator_call = (ufunc, inputs)
+    try:
+        if len(inputs) == 1:
+            return np.ndarray.__neg__(inputs[0])
+        if type(inputs[0]) is Traced:
+            return _BINARY[ufunc](*inputs)
+        return _REFLECTED[ufunc](inputs[1], inputs[0])
+    finally:
+        recorder.operator_call = None
+
+
+_BINARY = {np.add: np.ndarray.__add__, np.subtract: np.ndarray.__sub__,
+           np.multiply: np.ndarray.__mul__, np.true_divide: np.ndarray.__truediv__}
+_REFLECTED = {np.add: np.ndarray.__radd__, np.subtract: np.ndarray.__rsub__,
+              np.multiply: np.ndarray.__rmul__, np.true_divide: np.ndarray.__rtruediv__}
 
 
 def _method(name: str) -> Callable:
@@ -357,8 +395,12 @@ class Recorder:
         self.float_slots: set[int] = set()
         #: Registers of arrays a ufunc made (new memory): their layouts.
         self.made_by_ufunc: dict[int, tuple] = {}
+        #: ``(ufunc, inputs)`` of the call a Python operator is making (see Traced).
+        self.operator_call: tuple | None = None
         #: Register -> the register it is a basic-indexing view of (``x[1:]``).
         self.views: dict[int, int] = {}
+        #: Register -> (type, shape, dtype) of its recorded value.
+        self.kinds: dict[int, tuple] = {}
 
     def input(self, value: np.ndarray) -> Traced:
         return self._register(np.asarray(value))
@@ -367,6 +409,7 @@ class Recorder:
         """A Python float argument, recorded as a register holding a Python float."""
         shown = value * -1.5 + 0.25 if self.poisoned else value
         traced = TracedFloat(shown, self, self.registers, value)
+        self.kinds[self.registers] = (float, (), np.dtype(np.float64))
         self.registers += 1
         self.float_slots.add(traced._slot)
         return traced
@@ -376,12 +419,13 @@ class Recorder:
         array = np.asarray(value) if isinstance(value, np.generic) else value
         traced = (_poison(array) if self.poisoned else array).view(Traced)
         traced._recorder, traced._slot, traced._value = self, self.registers, value
+        self.kinds[self.registers] = (type(value), array.shape, array.dtype)
         self.registers += 1
         return traced
 
     def call(self, func: Callable, args: tuple, kwargs: dict, *, name: str,
              mutates: bool = False, value_shaped: bool = False, method: bool = False,
-             float_result: bool = False) -> Any:
+             float_result: bool = False, operator: bool = False) -> Any:
         if self.failed:
             raise Unrecordable(self.failed)
         out = kwargs.get("out")
@@ -395,6 +439,7 @@ class Recorder:
                 raise Unrecordable(self.failed)
         result = func(*_values(args), **_values(kwargs))
         operation = Operation(func, _template(args), _template(kwargs), name, mutates, method)
+        operation.operator = operator
         errstate = np.geterr()
         if errstate != self.errstate:  # a rule's np.errstate(...): the replay's too
             operation.errstate = errstate
@@ -473,7 +518,7 @@ class Operation:
     """
 
     __slots__ = ("func", "args", "kwargs", "name", "mutates", "method", "outputs", "checks",
-                 "errstate", "into")
+                 "errstate", "into", "operator")
 
     def __init__(self, func: Callable, args: Any, kwargs: Any, name: str,
                  mutates: bool, method: bool = False) -> None:
@@ -485,6 +530,9 @@ class Operation:
         #: ``(register, shape)``: the result is written into that dead operand's
         #: memory (seen in ``shape``, or as it is if None; see ``reuse_memory``).
         self.into: tuple | None = None
+        #: Whether a ufunc was called through a Python operator (``a * b``): on NumPy
+        #: scalars that is their own arithmetic, whose warnings say "scalar".
+        self.operator = False
 
 
 def _poison(value: np.ndarray) -> np.ndarray:
