@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import itertools
+
 import numpy as np
 import optree
 
@@ -247,8 +249,17 @@ def check_chunk_size(chunk_size: int | None) -> None:
         raise ValueError(f"chunk_size must be a positive integer or None, got {chunk_size!r}")
 
 
+#: Tuples of distinct small positions (argnums=(0, 1) and the like).
+_SMALL_ARGNUMS = frozenset(itertools.permutations(range(4), 1)) | frozenset(
+    itertools.permutations(range(4), 2)) | frozenset(itertools.permutations(range(4), 3))
+
+
 def check_argnums(argnums: Any, single: bool = False) -> None:
     """Refuse an ``argnums`` that is not an int or a tuple of distinct ints."""
+    kind = type(argnums)
+    if kind is int or (kind is tuple and not single and argnums in _SMALL_ARGNUMS
+                       and bool not in map(type, argnums)):  # (True == 1)
+        return  # the common cases, at once (a transform made in a loop checks each time)
     allowed = "an int" if single else "an int or a tuple of distinct ints"
     if isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool):
         return

@@ -32,12 +32,12 @@ signature used least recently goes first).
 
 from __future__ import annotations
 
-import inspect
 import os
 import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from types import MethodType
 from typing import Any
 
 import numpy as np
@@ -480,11 +480,11 @@ def replayed(body: Callable, fun: Callable, argnums: int | Sequence[int] | None,
             return body(_with_keywords(fun, kwargs) if kwargs else fun, *args)
         return interpreted
     try:
-        variant = (body.__code__, tuple(cell.cell_contents for cell in body.__closure__ or ()))
+        variant = (body.__code__, tuple([cell.cell_contents for cell in body.__closure__ or ()]))
         hash(variant)
-        if inspect.ismethod(fun) or inspect.ismethod(body):
+        if isinstance(fun, MethodType) or isinstance(body, MethodType):
             raise TypeError("a bound method")
-        cache = _cache_of(fun, variant, lambda: Replayed(body, argnums))
+        cache = _cache_of(fun, variant, body, argnums)
     except (TypeError, ValueError, AttributeError):
         cache = Replayed(body, argnums)
     return Transformed(cache, fun)
@@ -520,9 +520,11 @@ _BY_FUNCTION: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _BY_FUNCTION_LOCK = threading.Lock()
 
 
-def _cache_of(fun: Callable, variant: tuple, make: Callable[[], Replayed]) -> Replayed:
-    """The replay cache of ``fun`` for ``variant``, made if need be; it lives as long
-    as ``fun`` does (a TypeError if ``fun`` cannot be weakly referenced)."""
+def _cache_of(fun: Callable, variant: tuple, body: Callable,
+              argnums: int | Sequence[int] | None) -> Replayed:
+    """The replay cache of ``fun`` for ``variant`` (made from ``body`` and ``argnums``
+    if need be); it lives as long as ``fun`` does (a TypeError if ``fun`` cannot be
+    weakly referenced)."""
     caches = _BY_FUNCTION.get(fun)
     if caches is None:
         with _BY_FUNCTION_LOCK:
@@ -530,7 +532,9 @@ def _cache_of(fun: Callable, variant: tuple, make: Callable[[], Replayed]) -> Re
     cache = caches.get(variant)
     if cache is None:
         with _BY_FUNCTION_LOCK:
-            cache = caches.setdefault(variant, make())
+            cache = caches.get(variant)
+            if cache is None:
+                cache = caches[variant] = Replayed(body, argnums)
     return cache
 
 
@@ -539,7 +543,7 @@ def replayed_call(fun: Callable, variant: tuple, body: Callable, args: tuple) ->
     transforms called with the function, ``jvp`` and ``hvp``), tracing every leaf of
     ``args``. A function that cannot be weakly referenced is interpreted."""
     try:
-        cache = _cache_of(fun, variant, lambda: Replayed(body, None))
+        cache = _cache_of(fun, variant, body, None)
     except TypeError:
         return body(fun, *args)
     return cache.run(fun, args, {})
