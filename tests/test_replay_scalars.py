@@ -113,3 +113,30 @@ def test_every_transform_agrees_on_small_arithmetic():
                              args=lambda k: (X * (k + 1),), calls=8, every=1,
                              transforms={k: v for k, v in TRANSFORMS.items()
                                          if not k.startswith("sparse")})
+
+
+def test_an_error_state_that_flags_underflow_keeps_the_recording():
+    """Under np.errstate(under=...) the calls go to the interpreter (Python floats
+    cannot flag an underflow), and the recording serves the calls after them."""
+    f = lambda x: x[0] * x[1] * 1e-300 - x[2]  # noqa: E731
+    jac = dualad.jacfwd(f)
+    point = np.array([1e-10, 2.0, 3.0])
+    for k in range(10):
+        jac(point + k)
+    recorded = jac.counts["recorded"]
+    for mode in ("raise", "warn", "ignore", "raise"):
+        for _ in range(4):
+            got, got_warnings = _with_warnings(_under, jac, point, mode)
+            expected, expected_warnings = _with_warnings(
+                _under, dualad.jacfwd(f, replay=False), point, mode)
+            assert got_warnings == expected_warnings
+            assert got == expected if isinstance(expected, tuple) else identical(got, expected)
+    replayed = jac.counts["replayed"]
+    for k in range(3):
+        jac(point + k)
+    assert jac.counts["replayed"] == replayed + 3 and jac.counts["recorded"] == recorded
+
+
+def _under(transformed, x, mode):
+    with np.errstate(under=mode):
+        return transformed(x)

@@ -48,6 +48,7 @@ from .live import INTERPRETING, RECORDING, REPLAYING, Session
 from .rerun import duals_of, replay_log
 from .program import GuardFailed
 from .recording import Recording, Unreplayable, output_template
+from .scalars import underflow_ignored
 from .templates import Bits, LiveRef, Objects, Opaque
 from .tracing import Recorder, Traced, Unrecordable, same_recording
 
@@ -362,6 +363,10 @@ class Replayed:
                         return result
                 session.materialize()
             self.counts["continued"] += 1
+            if recording.unrolled and not underflow_ignored():
+                # Python floats cannot stand for NumPy under this error state: the
+                # interpreter computes the call, and the recording stays for later ones.
+                return session.finish_interpreting(out)
             misses = recording.misses + 1  # record the new path, unless it keeps changing
             self._remember(key, _Seen(misses, RECORD_AFTER) if misses < MAX_MISSES
                            else Interpreted("its operations differ from the recording's "

@@ -106,6 +106,9 @@ class Recording:
                      wanted | set(self.inputs) | emitter.python_values)
         self.array_registers = self.registers  # those after them hold Python floats
         parts, self.registers = unrolled(parts, recorder.kinds, wanted, self.registers)
+        #: Whether it computes with Python floats (which need NumPy's default handling
+        #: of underflow; see dualad.replay.scalars).
+        self.unrolled = self.registers > self.array_registers
         last_use, needed_later = _lifetimes(parts, results, wanted)
         slots = [spec.slot for spec in results if isinstance(spec, Slot)]
         for spec in results:  # a result shared with the function, or twice in it: a copy
