@@ -13,11 +13,12 @@ reduction's, a value the user's function sees, the result) are made again in
 the type, shape and dtype the recording had.
 
 Python floats raise no floating-point flags. Where NumPy would set one that
-matters, the replay steps aside: a result that is not finite (NumPy warns, or
-raises under ``np.errstate``) and a call where underflow is not ignored (NumPy's
-default) fail a guard, and the call goes on in the interpreter, which flags them
-as NumPy does. A finite result can only have underflowed, which the default
-ignores.
+matters, NumPy computes: a result that is not finite is computed again by the
+recorded call itself, on operands of the recorded types (its bits, its warning,
+its ``FloatingPointError`` under ``np.errstate``), and a generated function
+that computes with Python floats first checks that NumPy's error state ignores
+underflow, as it does by default, or the call goes on in the interpreter (a
+finite result may have underflowed, which nothing else would report).
 """
 
 from __future__ import annotations
@@ -126,8 +127,9 @@ def _constant(value: Any) -> np.ndarray | None:
 
 
 def _candidate(op: Operation, kinds: dict) -> ScalarCode | None:
-    """How ``op`` runs on Python floats, if it can: for arithmetic, each operand as
-    ``("r", slot, element map)`` or ``("c", values)``; for a move, ``(slot, map)``."""
+    """How ``op`` runs on Python floats, if it can: for arithmetic, ``(ufunc, call,
+    operands)``, each operand ``("r", slot, element map, type, shape)`` or ``("c",
+    values, the constant)``; for a move, ``(slot, element map)``."""
     if type(op.outputs) is not int or op.checks or op.mutates or op.errstate is not None \
             or op.into is not None or op.kwargs:
         return None
