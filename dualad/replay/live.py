@@ -340,7 +340,7 @@ class Session:
             self.broken = self.broken or str(why)
             self.materialize()
             return self.operate(name, live, args, kwargs)
-        errstate = np.geterr()
+        errstate = recorder.geterr()
         recorder.errstate = errstate
         step = Step(name, shape, None)
         step.first = len(recorder.operations)

@@ -23,7 +23,6 @@ finite result may have underflowed, which nothing else would report).
 
 from __future__ import annotations
 
-import contextvars
 import math
 import operator
 from collections.abc import Callable
@@ -31,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .tracing import Operation, Register
+from .tracing import DEFAULT_ERRSTATE, Operation, Register, errstate_object
 
 __all__ = ["unrolled", "lines", "Elements", "ScalarCode", "NAMESPACE", "CHECK_ERRSTATE"]
 
@@ -58,19 +57,10 @@ _FLOAT_OP, _TUPLE, _ERRSTATE_CHECK = 15, 30, 50
 _PACK = {"float": 0, "scalar": 45, "0d": 145, "array": 300}
 _UNPACK_ONE, _UNPACK_MANY = 30, 90
 
-try:  # NumPy's error state: one object per np.errstate(...), NumPy's own by default
-    from numpy._core._multiarray_umath import _extobj_contextvar as _EXTOBJ
-    _DEFAULT_EXTOBJ: Any = contextvars.Context().run(_EXTOBJ.get)
-    _extobj = _EXTOBJ.get
-except ImportError:  # another NumPy: ask every time
-    _DEFAULT_EXTOBJ = object()
-    _extobj = object
-
-
 def underflow_ignored() -> bool:
     """Whether NumPy's error state now ignores underflow (which Python floats cannot
     report): true, quickly, in NumPy's default state."""
-    return _extobj() is _DEFAULT_EXTOBJ or np.geterr()["under"] == "ignore"
+    return errstate_object() is DEFAULT_ERRSTATE or np.geterr()["under"] == "ignore"
 
 
 def _numpy(call: Callable, *operands: Any) -> list[float]:
@@ -93,7 +83,7 @@ class ScalarCode:
 
 #: Names the generated lines use.
 NAMESPACE = {"_NAN": math.nan, "_INF": math.inf, "_ONE": np.float64(1.0), "_array": np.array,
-             "_numpy": _numpy, "_extobj": _extobj, "_DEFAULT_EXTOBJ": _DEFAULT_EXTOBJ,
+             "_numpy": _numpy, "_extobj": errstate_object, "_DEFAULT_EXTOBJ": DEFAULT_ERRSTATE,
              "_underflow_ignored": underflow_ignored}
 
 #: The line a generated function begins with when it runs arithmetic on Python

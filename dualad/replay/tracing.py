@@ -18,6 +18,7 @@ and the call is left to the interpreter.
 
 from __future__ import annotations
 
+import contextvars
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -25,6 +26,15 @@ from typing import Any
 import numpy as np
 
 __all__ = ["Traced", "Recorder", "Unrecordable"]
+
+
+try:  # NumPy's error state: one object per np.errstate(...), NumPy's own by default
+    from numpy._core._multiarray_umath import _extobj_contextvar as _EXTOBJ
+    errstate_object = _EXTOBJ.get
+    DEFAULT_ERRSTATE: Any = contextvars.Context().run(_EXTOBJ.get)
+except ImportError:  # another NumPy: a new object each time (ask NumPy every time)
+    errstate_object = object
+    DEFAULT_ERRSTATE = object()
 
 
 class Unrecordable(BaseException):
@@ -387,7 +397,8 @@ class Recorder:
         self.operations: list[Operation] = []
         self.registers = 0
         self.failed: str | None = None
-        self.errstate = np.geterr()  # what a call under np.errstate(...) differs from
+        self._state: tuple = (None, None)  # NumPy's error state: (its object, geterr())
+        self.errstate = self.geterr()  # what a call under np.errstate(...) differs from
         #: Whether the Traced arrays' own memory holds other numbers than their
         #: values: what reads it without a recorded call reads them (see cache.py).
         self.poisoned = poisoned
@@ -440,7 +451,7 @@ class Recorder:
         result = func(*_values(args), **_values(kwargs))
         operation = Operation(func, _template(args), _template(kwargs), name, mutates, method)
         operation.operator = operator
-        errstate = np.geterr()
+        errstate = self.geterr()
         if errstate != self.errstate:  # a rule's np.errstate(...): the replay's too
             operation.errstate = errstate
         self.operations.append(operation)
@@ -482,6 +493,14 @@ class Recorder:
             operation.outputs = self._guard(result, operation, name)
             wrapped = result
         return wrapped
+
+    def geterr(self) -> dict:
+        """``np.geterr()``, asked again only when NumPy's error state is another object
+        (np.errstate makes one; asking costs a microsecond, a recorded call less)."""
+        state = errstate_object()
+        if state is not self._state[0]:
+            self._state = (state, np.geterr())
+        return self._state[1]
 
     def overlap_is_fixed(self, args: tuple, kwargs: dict) -> bool:
         """Whether ``np.may_share_memory(*args)`` is the same at every replay, and so
