@@ -382,21 +382,62 @@ def test_an_ode_right_hand_side_replays_across_t():
         assert _state(jac) == "replayed" and jac.counts["continued"] == 0, rhs.__name__
 
 
-def test_values_computed_from_t_in_python_are_checked():
-    def forced(t, y, mu=5.0):  # Python arithmetic on t: a new constant at every call
-        forcing = np.sin(2 * t) if t > 0.5 else 0.1 * t
+def test_values_computed_from_t_in_python_are_inputs():
+    """A float computed in Python from what changes at every call (an ODE's forcing
+    np.sin(2 * t), math.exp(-t)) leaves the recording once; the next recording takes
+    it as an input of its operation, of any value (its type checked), and replays."""
+    def forced(t, y, mu=5.0):
+        forcing = np.sin(2 * t) if t > 0.5 else 0.1 * t  # np.float64, or a float
         return np.array([y[1], mu * (1 - y[0] ** 2) * y[1] - y[0] + forcing * y[0]])
 
-    def reads_the_float(t, y):  # math reads t: the same
+    def reads_the_float(t, y):
         return -y * math.exp(-t)
 
-    for rhs in (forced, reads_the_float):
+    def two_forcings(t, y):
+        return np.array([y[1] * np.cos(t), -y[0] * np.exp(-0.1 * t) + np.float64(t) * y[1]])
+
+    for rhs in (forced, reads_the_float, two_forcings):
         jac = dualad.jacfwd(rhs, argnums=1)
-        for k in range(14):
+        for k in range(30):
             t, y = 0.1 * k, np.array([np.cos(k), np.sin(k)])
-            np.testing.assert_array_equal(
-                jac(t, y), dualad.jacfwd(rhs, argnums=1, replay=False)(t, y))
-        assert _state(jac) == "interpreted"  # after a few calls that left the recording
+            assert identical(jac(t, y), dualad.jacfwd(rhs, argnums=1, replay=False)(t, y))
+        assert _state(jac) == "replayed", (rhs.__name__, jac.counts)
+        replayed = jac.counts["replayed"]
+        for k in range(30, 35):  # and replays from then on
+            t, y = 0.1 * k, np.array([np.cos(k), np.sin(k)])
+            assert identical(jac(t, y), dualad.jacfwd(rhs, argnums=1, replay=False)(t, y))
+        assert jac.counts["replayed"] == replayed + 5, (rhs.__name__, jac.counts)
+
+
+SCALE = 1.0
+
+VARYING_FLOATS = {  # each reads a float that changes at every call, in a different place
+    "power": lambda t, y: y ** (1.5 + t),
+    "clip": lambda t, y: np.clip(y, -t, t) * y,
+    "comparison": lambda t, y: np.where(y > 0.3 * t, y * t, -y),
+    "keyword": lambda t, y: np.sum(y * y) * np.float64(t) + np.linalg.norm(y, ord=2.0 + 0 * t),
+    "twice": lambda t, y: (y * np.sin(t)) * np.sin(t),
+    "state": lambda t, y: y * (SCALE * t),
+    "float_then_scalar": lambda t, y: y * (t if t < 1.0 else np.float64(t)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VARYING_FLOATS))
+def test_floats_that_change_are_inputs_bit_for_bit(name):
+    """Whatever a float that changes between calls meets (a power's exponent, a
+    bound, a comparison, a keyword, a rebound global), every call is the
+    interpreter's bit for bit."""
+    global SCALE
+    rhs = VARYING_FLOATS[name]
+    jac = dualad.jacfwd(rhs, argnums=1)
+    for k in range(30):
+        SCALE = 1.0 + (k // 10)
+        t, y = 0.1 * k + 0.05, np.array([np.cos(k), 0.5 + np.sin(k) ** 2])
+        expected = dualad.jacfwd(rhs, argnums=1, replay=False)(t, y)
+        assert identical(jac(t, y), expected), (name, k)
+    SCALE = 1.0
+    # a recording that keeps being left (a mask moving with t) stops being made
+    assert jac.counts["recorded"] <= dualad.replay.cache.MAX_MISSES + 3, jac.counts
 
 
 def test_a_signature_records_after_record_after_interpreted_calls(monkeypatch):

@@ -69,9 +69,16 @@ CACHE_SIZE = 8
 #: loses little by waiting. ``DUALAD_RECORD_AFTER`` sets it for the process.
 RECORD_AFTER = int(os.environ.get("DUALAD_RECORD_AFTER", "8"))
 
-#: Calls in a row that a recording could not follow to the end (each followed by a
-#: new recording) after which a signature keeps the interpreter.
+#: Calls that left their recording (each followed by a new recording; less the
+#: replays between them, see REPLAYS_PER_MISS) after which a signature keeps the
+#: interpreter. A call that only found floats that change (see Session.variable) is
+#: progress, not a miss.
 MAX_MISSES = 4
+
+#: Replays that make up for one call that left its recording: a new recording
+#: costs some 30 interpreted calls, which a replay pays back by about 3/4 of one,
+#: so a signature whose calls leave it more often than this keeps the interpreter.
+REPLAYS_PER_MISS = 32
 
 #: Argument types taken as they are, with no pytree flattening.
 _FLAT = frozenset({np.ndarray, float, int})
@@ -82,10 +89,12 @@ class _Seen:
     then ``calls`` is :data:`RECORD_AFTER`): the call after the
     :data:`RECORD_AFTER`-th records it."""
 
-    __slots__ = ("misses", "calls")
+    __slots__ = ("misses", "calls", "variable")
 
-    def __init__(self, misses: int = 0, calls: int = 1) -> None:
+    def __init__(self, misses: int = 0, calls: int = 1, variable: dict | None = None) -> None:
         self.misses, self.calls = misses, calls
+        #: Step -> the float arguments that changed between calls (see Session).
+        self.variable = variable or {}
 
 
 class Interpreted:
@@ -140,7 +149,7 @@ class Replayed:
         if type(entry) is _Seen:
             if entry.calls >= (RECORD_AFTER if self.record_after is None
                                else self.record_after):
-                return self._record(key, fun, args, leaves, entry.misses)
+                return self._record(key, fun, args, leaves, entry.misses, entry.variable)
             entry.calls += 1
         self.counts["interpreted"] += 1
         if entry is not None or key is None:
@@ -235,7 +244,7 @@ class Replayed:
     # -- recording -----------------------------------------------------------------------
 
     def _record(self, key: tuple, fun: Callable, args: tuple, leaves: list,
-                misses: int = 0) -> Any:
+                misses: int = 0, variable: dict | None = None) -> Any:
         self.counts["recorded"] += 1
         put = self._putting(args)
         recorder = Recorder()
@@ -243,6 +252,7 @@ class Replayed:
         traced_args = put(traced)
         session = Session(RECORDING, recorder)
         session.arguments = args
+        session.variable = variable or {}
         others = [i for i in self._split(len(args))[1]
                   if _argument_signature(args[i]) is not None]
         for i in others:
@@ -308,6 +318,7 @@ class Replayed:
             self._remember(key, Interpreted(str(why)))
         else:
             recording.misses = misses
+            recording.variable = session.variable
             self._remember(key, recording)
         return plain
 
@@ -323,7 +334,7 @@ class Replayed:
 
         def hook(*fargs: Any) -> Any:
             duals = duals_of(fargs, recording.arguments)
-            replay_log(seen["log"], duals, substitute)
+            replay_log(seen["log"], duals, substitute, twin.input_number)
             tree, expected = recording.output
             return tree.unflatten([_from_template(e, duals) for e in expected])
 
@@ -357,7 +368,8 @@ class Replayed:
                         pass
                     else:
                         self.counts["replayed"] += 1
-                        recording.misses = 0
+                        if recording.misses:  # a miss is forgiven after REPLAYS_PER_MISS
+                            recording.misses = max(0.0, recording.misses - 1 / REPLAYS_PER_MISS)
                         if replayed is not None:
                             replayed.append(True)
                         return result
@@ -367,8 +379,10 @@ class Replayed:
                 # Python floats cannot stand for NumPy under this error state: the
                 # interpreter computes the call, and the recording stays for later ones.
                 return session.finish_interpreting(out)
-            misses = recording.misses + 1  # record the new path, unless it keeps changing
-            self._remember(key, _Seen(misses, RECORD_AFTER) if misses < MAX_MISSES
+            variable, misses = _with_changed(recording.variable,
+                                             getattr(session, "changed", None))
+            misses += recording.misses  # record the new path, unless it keeps changing
+            self._remember(key, _Seen(misses, RECORD_AFTER, variable) if misses < MAX_MISSES
                            else Interpreted("its operations differ from the recording's "
                                             "call after call"))
             return session.finish_interpreting(out)
@@ -385,6 +399,19 @@ class _Continued(BaseException):
 
     def __init__(self, result: Any) -> None:
         self.result = result
+
+
+def _with_changed(variable: dict, changed: tuple | None) -> tuple[dict, int]:
+    """The floats to take as inputs at the next recording: ``variable`` and those a
+    call found ``changed`` (step, positions); and 0 misses if that added one (the
+    recording learns which values vary, which is progress), else 1."""
+    if changed is None:
+        return variable, 1
+    step, positions = changed
+    known = variable.get(step, set())
+    if known.issuperset(positions):
+        return variable, 1
+    return {**variable, step: known | set(positions)}, 0
 
 
 def _with_keywords(fun: Callable, kwargs: dict) -> Callable:

@@ -33,7 +33,7 @@ from ..primitive import EscapedDualError, Tag
 from .coroutine import Coroutine
 from .rerun import (PROPERTIES, call_operation, duals_of, rebuild, replay_log, replay_steps,
                     same_layout_copy)
-from .templates import PLAIN, LiveRef, Opaque, template
+from .templates import PLAIN, LiveRef, Opaque, changed_floats, float_leaves, template
 from .tracing import Traced, Unrecordable
 
 __all__ = ["Live", "Session", "Opaque"]
@@ -248,7 +248,8 @@ class Session:
             return
         self.arguments_spec: list = []  # how the function's arguments were made
         self.duals = {}
-        self.log: list[tuple] = []      # (name, self, args, kwargs, result) per operation
+        #: (name, self, args, kwargs, result, floats taken as inputs) per operation
+        self.log: list[tuple] = []
         self.targets: dict[int, Live] = {}     # Live values a later step gives back
         self.steps = []                        # the operations noted
         self.registers: list = []
@@ -260,6 +261,10 @@ class Session:
         self.scalar_slots: dict[int, int] = {}  # id(NumPy scalar) -> its slot
         self.frozen: dict[int, tuple] = {}     # id(array) -> (array, copy recorded)
         self.argument_ids: dict[int, tuple] = {}  # id(argument) -> (it, register, position)
+        #: Step position -> the float arguments (by float_leaves' count) that changed
+        #: at an earlier call: recorded as inputs (FloatIn), not as constants.
+        self.variable: dict[int, set[int]] = {}
+        self.variable_ids: dict[int, tuple] = {}  # of the operation: id -> (it, register)
 
     @property
     def tag(self) -> Tag:
@@ -318,6 +323,7 @@ class Session:
         if name == "__array_function__":  # (func, types, args, kwargs): types follow
             args = (args[0], None, args[2], args[3])
         if mode == REPLAYING:  # the step's code found a difference (see _operation)
+            self.changed = self._changed_floats(name, live, args, kwargs)
             self.materialize()
             mode = self.mode
         if mode == INTERPRETING:
@@ -327,10 +333,40 @@ class Session:
             return self._record(name, live, args, kwargs)
         raise EscapedDualError(Tag())
 
+    def _changed_floats(self, name: str, live: Live, args: tuple, kwargs: dict
+                        ) -> tuple[int, list[int]] | None:
+        """``(step, positions)`` when this operation is the recorded one but for
+        floats that changed (an ODE's forcing ``np.sin(0.6 * t)``), else None."""
+        if self.position >= len(self.steps):
+            return None
+        step = self.steps[self.position]
+        own, expected, expected_kwargs = step.template
+        if step.name != name or own.index != live._index:
+            return None
+        if expected_kwargs is None:
+            found = None if kwargs else changed_floats(expected, args, self)
+        else:
+            found = changed_floats((expected, expected_kwargs), (args, kwargs), self)
+        return None if found is None else (self.position, found)
+
     def _record(self, name: str, live: Live, args: tuple, kwargs: dict) -> Any:
         recorder = self.recording
         if live._session is not self:
             raise EscapedDualError(Tag())
+        marked = self.variable.get(len(self.steps))
+        substituted = None
+        if marked:  # floats that changed between calls: inputs of this operation
+            floats = float_leaves((args, kwargs) if kwargs else args)
+            substituted = [floats[i] for i in sorted(marked) if i < len(floats)]
+            self.variable_ids = {id(v): (v, recorder.input_number(v)) for v in substituted}
+        try:
+            return self._record_step(name, live, args, kwargs, substituted)
+        finally:
+            self.variable_ids = {}
+
+    def _record_step(self, name: str, live: Live, args: tuple, kwargs: dict,
+                     substituted: list | None) -> Any:
+        recorder = self.recording
         try:
             shape = (LiveRef(live._index), template(args, self),
                      template(kwargs, self) if kwargs else None)
@@ -368,7 +404,7 @@ class Session:
                     step.rebinds.append((other._index, value._slot))
         self.steps.append(step)
         self.position += 1
-        self.log.append((name, live, args, kwargs, wrapped))
+        self.log.append((name, live, args, kwargs, wrapped, substituted))
         return wrapped
 
     def _wrap(self, result: Any) -> Any:
@@ -422,6 +458,9 @@ class Session:
             return self.duals[x._index]
         if self.mode == RECORDING and (kind is float or kind is np.ndarray
                                        or isinstance(x, np.generic)):
+            variable = self.variable_ids.get(id(x))
+            if variable is not None and variable[0] is x:
+                return variable[1]  # a float that changes between calls: a register
             argument = self.argument_ids.get(id(x))
             if argument is not None and argument[0] is x:
                 return argument[1]  # the transform's argument: a register
@@ -454,7 +493,7 @@ class Session:
         fargs, _ = self.coroutine.arguments()
         duals = duals_of(fargs, self.arguments_spec)
         if self.mode == REPLAYING:  # from the recording: no log of a replayed call
-            replay_steps(self.steps[:self.position], duals, self.arguments)
+            replay_steps(self.steps[:self.position], duals, self.arguments, self.registers)
         else:
             replay_log(self.log, duals)
         self.duals = duals

@@ -23,7 +23,7 @@ import numpy as np
 import optree
 
 from .live import BINARY, MISS, UNARY, Live, Session, Step
-from .templates import (ArgRef, Bits, LiveRef, Named, NewLive, Own, Slot, Static, bits,
+from .templates import (ArgRef, Bits, FloatIn, LiveRef, Named, NewLive, Own, Slot, Static, bits,
                         matches, template)
 from .scalars import unrolled
 from .program import (Emitter, _registers, common_subexpressions, live_operations,
@@ -66,6 +66,10 @@ class Recording:
         self.arguments = arguments
         self.output = out_template
         self.registers = recorder.registers
+        #: The registers of floats the operations take as inputs (loaded by their
+        #: steps; kept to the call's end, for the interpreter should it take over).
+        self.float_inputs = {item.slot for step in session.steps
+                             for item in _leaves_of(step.template) if type(item) is FloatIn}
         self.result_tree = result_tree
 
         # What must be computed: the result, every value handed to the function,
@@ -149,18 +153,20 @@ class Recording:
             lines = [f"def {name}(R):"]
         else:
             lines = [f"def {name}(S, live{_PARAMETERS.get(step.name, ', args, kwargs')}):"]
-            checks = _conditions(step, emitter)
+            loads: list[tuple[str, int]] = []
+            checks = _conditions(step, emitter, loads)
             lines.append(f"    if not ({' and '.join(checks) or 'True'}): return _MISS")
             if step.errstate is not None:
                 lines.append(f"    if _geterr() != {emitter.constant(step.errstate)}: "
                              "return _MISS")
             lines.append("    R = S.registers")
+            lines += [f"    R[{slot}] = {expr}" for expr, slot in loads]
         body = [f"    r{slot} = R[{slot}]" for slot in reads]
         body += emitter.block(part)
         body += [f"    R[{slot}] = r{slot}" for slot in sorted(stores & outputs)]
         body += [f"    R[{slot}] = None" for slot in reads  # (Python floats: no need)
                  if last_use.get(slot) == index and slot not in stores
-                 and slot < self.array_registers]
+                 and slot < self.array_registers and slot not in self.float_inputs]
         if step is not None and any("_GuardFailed" in line for line in body):
             lines.append("    try:")
             lines += ["    " + line for line in body]
@@ -342,6 +348,21 @@ def _lifetimes(parts: list[list[Operation]], results: list, wanted: set
     return last_use, needed_later
 
 
+def _leaves_of(template: Any):
+    """The leaves of a template (of a step's arguments)."""
+    kind = type(template)
+    if kind is tuple or kind is list:
+        for item in template:
+            yield from _leaves_of(item)
+    elif kind is dict:
+        for item in template.values():
+            yield from _leaves_of(item)
+    elif kind is slice:
+        yield from _leaves_of((template.start, template.stop, template.step))
+    else:
+        yield template
+
+
 def _tree_expr(tree: Any, items: list[str], emitter: Emitter) -> str:
     """An expression building the pytree ``tree`` of the leaf expressions ``items``."""
     def build(node: Any) -> str:
@@ -383,30 +404,36 @@ _STEP_NAMESPACE = {"_MISS": MISS, "_geterr": np.geterr, "_Live": Live, "_pack": 
 _PARAMETERS = {**{name: ", other" for name in BINARY}, **{name: "" for name in UNARY}}
 
 
-def _conditions(step: Step, emitter: Emitter) -> list[str]:
-    """Python conditions: the call's arguments are those the step's template holds."""
+def _conditions(step: Step, emitter: Emitter, loads: list) -> list[str]:
+    """Python conditions: the call's arguments are those the step's template holds
+    (``loads`` gains ``(expression, register)`` of each float taken as an input)."""
     own_ref, args, kwargs = step.template
     own = own_ref.index
     found = [f"live._index == {own}"]
     if step.name in UNARY:
         return found
     if step.name in BINARY:  # called as method(self, other): no tuple, no dict
-        return found + _condition("other", args[0], emitter, own)
+        return found + _condition("other", args[0], emitter, own, loads)
     if step.name == "__array_function__":  # (func, types, args, kwargs): types follow
-        found += _condition("args[0]", args[0], emitter, own)
-        found += _condition("args[2]", args[2], emitter, own)
-        found += _condition("args[3]", args[3], emitter, own)
+        found += _condition("args[0]", args[0], emitter, own, loads)
+        found += _condition("args[2]", args[2], emitter, own, loads)
+        found += _condition("args[3]", args[3], emitter, own, loads)
         found.insert(1, "len(args) == 4")
     else:  # args is the tuple of a call's positional arguments
         found.append(f"len(args) == {len(args)}")
         for i, item in enumerate(args):
-            found += _condition(f"args[{i}]", item, emitter, own)
-    found += ["not kwargs"] if kwargs is None else _condition("kwargs", kwargs, emitter, own)
+            found += _condition(f"args[{i}]", item, emitter, own, loads)
+    found += ["not kwargs"] if kwargs is None else _condition("kwargs", kwargs, emitter, own,
+                                                              loads)
     return found
 
 
-def _condition(expr: str, expected: Any, emitter: Emitter, own: int) -> list[str]:
+def _condition(expr: str, expected: Any, emitter: Emitter, own: int, loads: list
+               ) -> list[str]:
     kind = type(expected)
+    if kind is FloatIn:  # any value of its type, an input of the operation's code
+        loads.append((expr, expected.slot))
+        return [f"type({expr}) is {emitter.constant(expected.kind)}"]
     if kind is LiveRef:
         if expected.index == own:  # the value whose operation it is (np.sin(x): x)
             return [f"{expr} is live"]
@@ -431,17 +458,18 @@ def _condition(expr: str, expected: Any, emitter: Emitter, own: int) -> list[str
     if kind is tuple or kind is list:
         found = [f"type({expr}) is {kind.__name__}", f"len({expr}) == {len(expected)}"]
         for i, item in enumerate(expected):
-            found += _condition(f"{expr}[{i}]", item, emitter, own)
+            found += _condition(f"{expr}[{i}]", item, emitter, own, loads)
         return found
     if kind is dict:
         found = [f"type({expr}) is dict", f"{expr}.keys() == {emitter.constant(expected.keys())}"]
         for key, item in expected.items():
-            found += _condition(f"{expr}[{key!r}]", item, emitter, own)
+            found += _condition(f"{expr}[{key!r}]", item, emitter, own, loads)
         return found
     if kind is slice:
         return [f"type({expr}) is slice"] + [
             line for part in ("start", "stop", "step")
-            for line in _condition(f"{expr}.{part}", getattr(expected, part), emitter, own)]
+            for line in _condition(f"{expr}.{part}", getattr(expected, part), emitter, own,
+                                   loads)]
     return [f"_matches({emitter.constant(expected)}, {expr}, S)"]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import optree
 
-from .templates import ArgRef, Bits, LiveRef, Named, NewLive, Objects, Static
+from .templates import ArgRef, Bits, FloatIn, LiveRef, Named, NewLive, Objects, Static
 
 __all__ = ["PROPERTIES", "call_operation", "duals_of", "replay_steps", "replay_log", "rebuild",
            "same_layout_copy"]
@@ -54,10 +54,11 @@ def duals_of(fargs: tuple, spec: list) -> dict:
     return duals
 
 
-def replay_steps(steps: list, duals: dict, arguments: tuple) -> None:
+def replay_steps(steps: list, duals: dict, arguments: tuple, registers: list) -> None:
     """Run a replayed call's operations so far again on Duals, from the recording's
-    templates (constants as recorded, bit for bit the call's): ``duals`` maps each
-    Live number met to its Dual, and gains the Live values the operations made."""
+    templates (constants as recorded, bit for bit the call's; the floats taken as
+    inputs from ``registers``): ``duals`` maps each Live number met to its Dual, and
+    gains the Live values the operations made."""
 
     def leaf(expected: Any) -> Any:
         kind = type(expected)
@@ -67,6 +68,8 @@ def replay_steps(steps: list, duals: dict, arguments: tuple) -> None:
             return expected.value
         if kind is ArgRef:
             return arguments[expected.position]
+        if kind is FloatIn:
+            return registers[expected.slot]
         if kind is Objects:
             out = np.empty(expected.shape, object)
             for i, item in enumerate(expected.items):
@@ -96,16 +99,20 @@ def replay_steps(steps: list, duals: dict, arguments: tuple) -> None:
                                              value(kwargs) if kwargs is not None else {}))
 
 
-def replay_log(log: list, duals: dict, substitute: dict | None = None) -> None:
+def replay_log(log: list, duals: dict, substitute: dict | None = None,
+               register: Callable[[Any], Any] | None = None) -> None:
     """Run the logged operations again on Duals, quietly (their warnings were given
     once): ``duals`` maps each Live number met to its Dual, and gains the Live values
-    the operations made; ``substitute`` maps ``id(value)`` to ``(value, stand-in)``."""
+    the operations made; ``substitute`` maps ``id(value)`` to ``(value, stand-in)``,
+    and ``register(value)`` makes the stand-in of a float an operation took as an
+    input (the twin recording's), made as the operation runs again."""
     substitute = substitute or {}
+    inputs: dict = {}
 
     def stand_in(x: Any) -> Any:
         if getattr(type(x), "_replayed", False):  # a Live value
             return duals[x._index]
-        found = substitute.get(id(x))
+        found = inputs.get(id(x)) or substitute.get(id(x))
         return found[1] if found is not None and found[0] is x else x
 
     def unwrap(x: Any) -> Any:
@@ -124,7 +131,9 @@ def replay_log(log: list, duals: dict, substitute: dict | None = None) -> None:
 
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        for name, live, args, kwargs, result in log:
+        for name, live, args, kwargs, result, floats in log:
+            inputs = {id(v): (v, register(v)) for v in floats} \
+                if floats and register is not None else {}
             note(result, call_operation(name, unwrap(live), unwrap(args), unwrap(kwargs)))
 
 

@@ -20,8 +20,9 @@ import numpy as np
 from ..primitive import (ENTRY_POINTS, FUNCTION_HANDLERS, STATIC_OBJECTS, USER_FUNCTIONS,
                          Primitive)
 
-__all__ = ["Opaque", "LiveRef", "Bits", "ArgRef", "Static", "Objects", "template", "matches",
-           "bits", "PLAIN", "NewLive", "Own", "Slot", "Named"]
+__all__ = ["Opaque", "LiveRef", "Bits", "ArgRef", "FloatIn", "Static", "Objects", "template",
+           "matches", "bits", "float_leaves", "changed_floats", "PLAIN", "NewLive", "Own", "Slot",
+           "Named"]
 
 
 class Opaque(Exception):
@@ -57,6 +58,17 @@ class ArgRef:
 
     def __init__(self, position: int) -> None:
         self.position = position
+
+
+class FloatIn:
+    """A float (or NumPy scalar) of type ``kind`` whatever its value, loaded into
+    register ``slot``: one that changed between calls (``np.sin(0.6 * t)`` with ``t``
+    an ODE's time), recorded as an input of its operation."""
+
+    __slots__ = ("slot", "kind")
+
+    def __init__(self, slot: int, kind: type) -> None:
+        self.slot, self.kind = slot, kind
 
 
 class Static:
@@ -123,6 +135,9 @@ def template(value: Any, session: Any) -> Any:
     argument = session.argument_ids.get(id(value))
     if argument is not None and argument[0] is value:
         return ArgRef(argument[2])
+    variable = session.variable_ids.get(id(value))
+    if variable is not None and variable[0] is value:
+        return FloatIn(variable[1]._slot, kind)
     if kind is float or kind is complex:
         return Bits(value)
     if getattr(kind, "_replayed", False):  # a Live value
@@ -169,11 +184,64 @@ def matches(expected: Any, value: Any, session: Any) -> bool:
         return value is expected.value
     if kind is ArgRef:
         return value is session.arguments[expected.position]
+    if kind is FloatIn:
+        return type(value) is expected.kind
     if kind is Objects:
         return type(value) is np.ndarray and value.dtype.hasobject \
             and value.shape == expected.shape and all(
                 matches(e, v, session) for e, v in zip(expected.items, value.flat))
     return type(value) is kind and value == expected
+
+
+def float_leaves(x: Any) -> list:
+    """The floats and float64 scalars in an operation's arguments, in the order the
+    templates and the replay walk them (their positions name them across calls)."""
+    found: list = []
+
+    def walk(v: Any) -> None:
+        kind = type(v)
+        if kind is float or kind is np.float64:
+            found.append(v)
+        elif kind is tuple or kind is list:
+            for item in v:
+                walk(item)
+        elif kind is dict:
+            for item in v.values():
+                walk(item)
+        elif kind is slice:
+            walk((v.start, v.stop, v.step))
+
+    walk(x)
+    return found
+
+
+def changed_floats(expected: Any, value: Any, session: Any) -> list[int] | None:
+    """The positions (as :func:`float_leaves` counts) of the floats that differ from
+    the template ``expected`` when everything else matches; None if anything else
+    differs."""
+    changed: list[int] = []
+    count = 0
+
+    def walk(e: Any, v: Any) -> bool:
+        nonlocal count
+        kind = type(v)
+        if kind is float or kind is np.float64:
+            count += 1
+            if not matches(e, v, session):
+                if type(e) is not Bits or e.kind is not kind:
+                    return False
+                changed.append(count - 1)
+            return True
+        e_kind = type(e)
+        if e_kind is tuple or e_kind is list:
+            return kind is e_kind and len(v) == len(e) and all(map(walk, e, v))
+        if e_kind is dict:
+            return kind is dict and v.keys() == e.keys() and all(walk(e[k], v[k]) for k in e)
+        if e_kind is slice:
+            return kind is slice and walk((e.start, e.stop, e.step), (v.start, v.stop, v.step))
+        return matches(e, v, session)
+
+    return changed if walk(expected, value) and changed else None
 
 
 # -- results: how an operation's result is built from the registers ------------------

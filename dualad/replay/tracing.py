@@ -425,6 +425,10 @@ class Recorder:
         self.float_slots.add(traced._slot)
         return traced
 
+    def input_number(self, value: float | np.floating) -> Any:
+        """A float or NumPy scalar an operation takes as an input (see FloatIn)."""
+        return self.input_float(value) if type(value) is float else self._register(value)
+
     def _register(self, value: Any) -> Traced:
         # A NumPy scalar is traced as a 0-d array, and stays a scalar for the calls.
         array = np.asarray(value) if isinstance(value, np.generic) else value
