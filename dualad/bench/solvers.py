@@ -1,6 +1,6 @@
 """Time to solution of SciPy solvers given dualad's derivatives, warm-up included.
 
-``python -m dualad.bench.solvers`` runs three problems from scratch, in one
+``python -m dualad.bench.solvers`` runs five problems from scratch, in one
 process, each solved three ways: with dualad's exact derivatives (fresh
 transforms of fresh functions, so the first calls interpret and record), with
 SciPy's own finite differences, and with ``jax.jit`` of JAX's transforms of the
@@ -16,6 +16,8 @@ comes, and with ``replay=False`` (the interpreter alone, for comparison):
   ``jacfwd`` of the right-hand side over t in [0, 10⁵];
 * the stiff Van der Pol oscillator (μ = 1000, t in [0, 3000]) the same way: a
   longer solve, with about a hundred Jacobians;
+* a forced Van der Pol oscillator (μ = 100, forcing 5 sin(0.7 t), t in [0, 300]):
+  its right-hand side computes a float from ``t`` at every call;
 * an exponential-decay ``least_squares`` fit (200 points, three parameters)
   with ``jacfwd`` of the residual ("2-point" differences otherwise).
 """
@@ -108,6 +110,17 @@ def van_der_pol(how: str) -> np.ndarray:
     return _stiff_solve(_van_der_pol, np.array([2.0, 0.0]), (0.0, 3000.0), 1e-9, how)
 
 
+def _forced_van_der_pol(np_):
+    def rhs(t, y, mu=100.0):  # the forcing is a float computed from t at every call
+        return np_.array([y[1], mu * (1.0 - y[0] ** 2) * y[1] - y[0]
+                          + 5.0 * np_.sin(0.7 * t)])
+    return rhs
+
+
+def forced_van_der_pol(how: str) -> np.ndarray:
+    return _stiff_solve(_forced_van_der_pol, np.array([2.0, 0.0]), (0.0, 300.0), 1e-9, how)
+
+
 def _decay_data() -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(3)
     t = np.linspace(0.0, 5.0, 200)
@@ -142,6 +155,7 @@ PROBLEMS: dict[str, Callable[[str], np.ndarray]] = {
     "Weibull MLE, minimize(trust-exact)": weibull,
     "Robertson, solve_ivp(BDF)": robertson,
     "Van der Pol (mu = 1000), solve_ivp(BDF)": van_der_pol,
+    "forced Van der Pol (mu = 100, 5 sin 0.7t), solve_ivp(BDF)": forced_van_der_pol,
     "exponential decay, least_squares": decay,
 }
 WAYS = ("dualad", "dualad, replay=False", "finite differences", "jax.jit")
