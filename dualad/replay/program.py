@@ -17,7 +17,7 @@ import numpy as np
 
 from . import scalars
 from .scalars import ScalarCode
-from .tracing import Operation, Register
+from .tracing import Operation, Register, registers_in
 
 __all__ = ["Emitter", "GuardFailed", "common_subexpressions", "live_operations",
            "reuse_memory"]
@@ -239,8 +239,8 @@ def live_operations(operations: list[Operation], out_slots: set) -> list[Operati
         outputs = op.outputs if type(op.outputs) is tuple else (op.outputs,)
         if op.mutates or op.checks or needed.intersection(outputs):
             kept.append(op)
-            needed.update(_registers(op.args))
-            needed.update(_registers(op.kwargs))
+            needed.update(registers_in(op.args))
+            needed.update(registers_in(op.kwargs))
     kept.reverse()
     return kept
 
@@ -259,7 +259,7 @@ def reuse_memory(operations: list[Operation], made_by_ufunc: dict[int, tuple],
     viewed: set[int] = set()
     for op in operations:
         plain_ufunc = type(op.func) is np.ufunc and not op.kwargs
-        for slot in _registers((op.args, op.kwargs)):
+        for slot in registers_in((op.args, op.kwargs)):
             last_reader[slot] = op
             if not plain_ufunc:
                 viewed.add(slot)
@@ -298,18 +298,7 @@ def _written_and_read_by_ufuncs(operations: list[Operation]) -> set:
         ufunc = isinstance(op.func, np.ufunc) or isinstance(getattr(op.func, "__self__", None),
                                                             np.ufunc)
         if target is not None:
-            fresh.difference_update(_registers((op.args[1:], op.kwargs)))
+            fresh.difference_update(registers_in((op.args[1:], op.kwargs)))
         elif not ufunc or op.mutates:
-            fresh.difference_update(_registers((op.args, op.kwargs)))
+            fresh.difference_update(registers_in((op.args, op.kwargs)))
     return fresh
-
-
-def _registers(x: Any):
-    if isinstance(x, Register):
-        yield x.slot
-    elif type(x) in (tuple, list):
-        for v in x:
-            yield from _registers(v)
-    elif type(x) is dict:
-        for v in x.values():
-            yield from _registers(v)

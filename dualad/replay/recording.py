@@ -25,10 +25,9 @@ import optree
 from .live import BINARY, MISS, UNARY, Live, Session, Step
 from .templates import (ArgRef, Bits, FloatIn, LiveRef, Named, NewLive, Own, Slot, Static, bits,
                         matches, template)
+from .program import Emitter, common_subexpressions, live_operations, reuse_memory
 from .scalars import unrolled
-from .program import (Emitter, _registers, common_subexpressions, live_operations,
-                      reuse_memory)
-from .tracing import Operation, Recorder, Traced
+from .tracing import Operation, Recorder, Traced, registers_in
 
 __all__ = ["Recording", "Unreplayable"]
 
@@ -147,7 +146,7 @@ class Recording:
         ``_MISS`` when the call is not the recorded one)."""
         outputs = {s for op in part for s in (op.outputs if type(op.outputs) is tuple
                                               else (op.outputs,)) if s is not None}
-        reads = sorted({slot for op in part for slot in _registers((op.args, op.kwargs))}
+        reads = sorted({slot for op in part for slot in registers_in((op.args, op.kwargs))}
                        - outputs)
         if step is None:
             lines = [f"def {name}(R):"]
@@ -330,7 +329,7 @@ def _lifetimes(parts: list[list[Operation]], results: list, wanted: set
     produced_in: dict[int, int] = {}
     for index, part in enumerate(parts):
         for op in part:
-            for slot in _registers((op.args, op.kwargs)):
+            for slot in registers_in((op.args, op.kwargs)):
                 last_use[slot] = index
             for slot in op.outputs if type(op.outputs) is tuple else (op.outputs,):
                 if slot is not None:

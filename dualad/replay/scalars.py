@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .tracing import DEFAULT_ERRSTATE, Operation, Register, errstate_object
+from .tracing import DEFAULT_ERRSTATE, Operation, Register, errstate_object, registers_in
 
 __all__ = ["unrolled", "lines", "Elements", "ScalarCode", "NAMESPACE", "CHECK_ERRSTATE"]
 
@@ -211,7 +211,7 @@ def unrolled(parts: list[list[Operation]], kinds: dict, arrays: set, first_free:
     array_readers: set[int] = set(arrays)
     for op in operations:
         if id(op) not in codes:
-            array_readers.update(_slots((op.args, op.kwargs)))
+            array_readers.update(registers_in((op.args, op.kwargs)))
     gain: dict[int, float] = {}
     checked: set[tuple[int, int]] = set()  # (group, part) paying an error-state check
     part_of = {id(op): index for index, part in enumerate(parts) for op in part}
@@ -307,16 +307,6 @@ def _operation(code: ScalarCode, reads: list[int], output: int) -> Operation:
     op.outputs = output
     return op
 
-
-def _slots(x: Any):
-    if isinstance(x, Register):
-        yield x.slot
-    elif type(x) in (tuple, list):
-        for v in x:
-            yield from _slots(v)
-    elif type(x) is dict:
-        for v in x.values():
-            yield from _slots(v)
 
 
 class Elements:

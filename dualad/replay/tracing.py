@@ -614,6 +614,18 @@ def _same(x: Any, y: Any) -> bool:
         return False
 
 
+def registers_in(x: Any):
+    """The register numbers in a template of arguments (tuples, lists, dicts)."""
+    if isinstance(x, Register):
+        yield x.slot
+    elif type(x) in (tuple, list):
+        for v in x:
+            yield from registers_in(v)
+    elif type(x) is dict:
+        for v in x.values():
+            yield from registers_in(v)
+
+
 class Register:
     """Where a recorded value enters an operation's arguments."""
 
