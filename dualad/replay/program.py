@@ -17,7 +17,7 @@ import numpy as np
 
 from . import scalars
 from .scalars import ScalarCode
-from .tracing import Operation, Register, registers_in
+from .operations import Operation, Register, registers_in
 
 __all__ = ["Emitter", "GuardFailed", "common_subexpressions", "live_operations",
            "reuse_memory"]

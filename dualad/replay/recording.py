@@ -27,7 +27,8 @@ from .templates import (ArgRef, Bits, FloatIn, LiveRef, Named, NewLive, Own, Slo
                         matches, template)
 from .program import Emitter, common_subexpressions, live_operations, reuse_memory
 from .scalars import unrolled
-from .tracing import Operation, Recorder, Traced, registers_in
+from .operations import Operation, registers_in
+from .tracing import Recorder, Traced
 
 __all__ = ["Recording", "Unreplayable"]
 

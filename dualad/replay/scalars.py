@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from .tracing import DEFAULT_ERRSTATE, Operation, Register, errstate_object, registers_in
+from .operations import (DEFAULT_ERRSTATE, Operation, Register, errstate_object,
+                         registers_in)
 
 __all__ = ["unrolled", "lines", "Elements", "ScalarCode", "NAMESPACE", "CHECK_ERRSTATE"]
 
