@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from . import scalars
-from .scalars import ScalarCode
 from .operations import Operation, Register, registers_in
+from .scalars import ScalarCode
 
 __all__ = ["Emitter", "GuardFailed", "common_subexpressions", "live_operations",
            "reuse_memory"]
@@ -208,12 +208,12 @@ def _call_key(op: Operation) -> Any:
             return ("dict",) + tuple((k, key(v)) for k, v in x.items())
         if t is slice:
             return ("slice", key(x.start), key(x.stop), key(x.step))
-        if t is float:  # by its bits: 0.0 and -0.0 give different products
+        if t is float:  # by its bits (0.0 == -0.0)
             return ("float", _DOUBLE(x))
         if x is None or t in (bool, int, str):
             return (t.__name__, x)
         if t is np.ndarray and not x.dtype.hasobject and x.nbytes <= CONTENT_KEY_BYTES:
-            # Equal arrays, as two seeds of the same directions: one product, not two.
+            # Equal arrays (an index built twice): the same call.
             return ("array", x.dtype.str, x.shape, x.strides, x.tobytes())
         if isinstance(x, np.generic) and not isinstance(x, np.object_):
             return ("scalar", x.dtype.str, x.tobytes())

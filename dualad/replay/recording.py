@@ -23,11 +23,11 @@ import numpy as np
 import optree
 
 from .live import BINARY, MISS, UNARY, Live, Session, Step
-from .templates import (ArgRef, Bits, FloatIn, LiveRef, Named, NewLive, Own, Slot, Static, bits,
-                        matches, template)
+from .operations import Operation, registers_in
 from .program import Emitter, common_subexpressions, live_operations, reuse_memory
 from .scalars import unrolled
-from .operations import Operation, registers_in
+from .templates import (ArgRef, Bits, FloatIn, LiveRef, Named, NewLive, Own, Slot, Static, bits,
+                        matches, template)
 from .tracing import Recorder, Traced
 
 __all__ = ["Recording", "Unreplayable"]
