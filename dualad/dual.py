@@ -360,7 +360,7 @@ class Dual(Boxed):
             raise missing_rule_error(func)
         if func not in COMPLEX_FUNCTIONS and holds_complex(args):
             raise complex_error(qualified_name(func))
-        if not all(issubclass(t, (Boxed, np.ndarray)) for t in types):
+        if not all(issubclass(t, (Boxed, np.ndarray, float)) for t in types):  # (a traced t)
             return NotImplemented
         for a in args:
             if type(a) is list or type(a) is tuple or (type(a) is np.ndarray

@@ -436,6 +436,7 @@ def test_floats_that_change_are_inputs_bit_for_bit(name):
         expected = dualad.jacfwd(rhs, argnums=1, replay=False)(t, y)
         assert identical(jac(t, y), expected), (name, k)
     SCALE = 1.0
+    assert jac.counts["replayed"], jac.counts  # the changing floats became inputs
     # a recording that keeps being left (a mask moving with t) stops being made
     assert jac.counts["recorded"] <= dualad.replay.cache.MAX_MISSES + 3, jac.counts
 
