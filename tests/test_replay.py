@@ -409,6 +409,26 @@ def test_values_computed_from_t_in_python_are_inputs():
         assert jac.counts["replayed"] == replayed + 5, (rhs.__name__, jac.counts)
 
 
+def test_floats_made_anew_at_every_call_become_inputs_together():
+    """After a call finds one float changed, the next recording also takes as inputs
+    the floats that are new objects at every call (read from an array, computed
+    from t), so that the changes after it replay; a literal of the code stays a
+    constant."""
+    weights = np.ones(4)
+
+    def f(x):
+        return np.sin(x) * weights[0] + x * weights[1] - np.exp(x) * weights[2] + x * 2.5
+
+    jac = dualad.jacfwd(f)
+    x = np.array([0.3, -0.7])
+    for k in range(12):
+        weights[k % 3] = 1.0 + 0.1 * k
+        assert identical(jac(x), dualad.jacfwd(f, replay=False)(x)), k
+    assert jac.counts["recorded"] == 2 and jac.counts["continued"] == 1, jac.counts
+    recording = next(iter(jac.entries.values()))
+    assert sum(len(positions) for positions in recording.variable.values()) == 3
+
+
 SCALE = 1.0
 
 VARYING_FLOATS = {  # each reads a float that changes at every call, in a different place

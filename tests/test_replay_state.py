@@ -526,8 +526,10 @@ def test_programs_reading_changing_state_replay_like_the_interpreter(steps, chan
 @pytest.mark.parametrize("transform", sorted(TRANSFORMS))
 def test_the_interpreter_takes_over_at_any_operation(transform):
     """The same function, one constant changed at operation j: the call leaves the
-    recording there, and the interpreter finishes it from the operations so far."""
-    constants = np.ones(6)
+    recording there, and the interpreter finishes it from the operations so far.
+    (Python floats kept in a list: each is the same object until it changes, so
+    each change is found where it is, and taken as an input from then on.)"""
+    constants = [1.0] * 6
 
     def chain(x):
         y = np.sin(x) * constants[0]
@@ -540,7 +542,7 @@ def test_the_interpreter_takes_over_at_any_operation(transform):
     make = TRANSFORMS[transform]
     replayed, interpreted = make(chain, True), make(chain, False)
     for j in range(len(constants)):
-        constants[:] = 1.0
+        constants[:] = [1.0] * 6
         for _ in range(3):  # interpreted, recorded, replayed
             assert identical(replayed(X), interpreted(X))
         constants[j] = 2.0

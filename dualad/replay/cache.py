@@ -89,12 +89,14 @@ class _Seen:
     then ``calls`` is :data:`RECORD_AFTER`): the call after the
     :data:`RECORD_AFTER`-th records it."""
 
-    __slots__ = ("misses", "calls", "variable")
+    __slots__ = ("misses", "calls", "variable", "previous")
 
-    def __init__(self, misses: int = 0, calls: int = 1, variable: dict | None = None) -> None:
+    def __init__(self, misses: int = 0, calls: int = 1, variable: dict | None = None,
+                 previous: list | None = None) -> None:
         self.misses, self.calls = misses, calls
-        #: Step -> the float arguments that changed between calls (see Session).
-        self.variable = variable or {}
+        #: Step -> the float arguments that changed between calls, and the steps of
+        #: the recording the last call left because they did (see Session).
+        self.variable, self.previous = variable or {}, previous or []
 
 
 class Interpreted:
@@ -149,7 +151,8 @@ class Replayed:
         if type(entry) is _Seen:
             if entry.calls >= (RECORD_AFTER if self.record_after is None
                                else self.record_after):
-                return self._record(key, fun, args, leaves, entry.misses, entry.variable)
+                return self._record(key, fun, args, leaves, entry.misses, entry.variable,
+                                    entry.previous)
             entry.calls += 1
         self.counts["interpreted"] += 1
         if entry is not None or key is None:
@@ -244,7 +247,8 @@ class Replayed:
     # -- recording -----------------------------------------------------------------------
 
     def _record(self, key: tuple, fun: Callable, args: tuple, leaves: list,
-                misses: int = 0, variable: dict | None = None) -> Any:
+                misses: int = 0, variable: dict | None = None,
+                previous: list | None = None) -> Any:
         self.counts["recorded"] += 1
         put = self._putting(args)
         recorder = Recorder()
@@ -252,7 +256,7 @@ class Replayed:
         traced_args = put(traced)
         session = Session(RECORDING, recorder)
         session.arguments = args
-        session.variable = variable or {}
+        session.variable, session.previous = dict(variable or {}), previous or []
         others = [i for i in self._split(len(args))[1]
                   if _argument_signature(args[i]) is not None]
         for i in others:
@@ -382,7 +386,9 @@ class Replayed:
             variable, misses = _with_changed(recording.variable,
                                              getattr(session, "changed", None))
             misses += recording.misses  # record the new path, unless it keeps changing
-            self._remember(key, _Seen(misses, RECORD_AFTER, variable) if misses < MAX_MISSES
+            self._remember(key, _Seen(misses, RECORD_AFTER, variable,
+                                      recording.steps if variable is not recording.variable
+                                      else None) if misses < MAX_MISSES
                            else Interpreted("its operations differ from the recording's "
                                             "call after call"))
             return session.finish_interpreting(out)

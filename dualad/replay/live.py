@@ -33,7 +33,8 @@ from ..primitive import EscapedDualError, Tag
 from .coroutine import Coroutine
 from .rerun import (PROPERTIES, call_operation, duals_of, rebuild, replay_log, replay_steps,
                     same_layout_copy)
-from .templates import PLAIN, LiveRef, Opaque, changed_floats, float_leaves, template
+from .templates import (PLAIN, LiveRef, Opaque, changed_floats, float_leaves, made_anew,
+                        template)
 from .tracing import Traced, Unrecordable
 
 __all__ = ["Live", "Session", "Opaque"]
@@ -265,6 +266,7 @@ class Session:
         #: at an earlier call: recorded as inputs (FloatIn), not as constants.
         self.variable: dict[int, set[int]] = {}
         self.variable_ids: dict[int, tuple] = {}  # of the operation: id -> (it, register)
+        self.previous: list[Step] = []  # the steps of the recording such a call left
 
     @property
     def tag(self) -> Tag:
@@ -353,7 +355,16 @@ class Session:
         recorder = self.recording
         if live._session is not self:
             raise EscapedDualError(Tag())
-        marked = self.variable.get(len(self.steps))
+        position = len(self.steps)
+        marked = self.variable.get(position, set())
+        if position < len(self.previous) and self.previous[position].name == name:
+            # After a call that found floats changed, those made anew at every call
+            # are taken as inputs too, here and in the later operations.
+            expected = self.previous[position].template
+            anew = made_anew(expected[1] if expected[2] is None else expected[1:],
+                             (args, kwargs) if kwargs else args)
+            if not anew <= marked:
+                marked = self.variable[position] = marked | anew
         substituted = None
         if marked:  # floats that changed between calls: inputs of this operation
             floats = float_leaves((args, kwargs) if kwargs else args)

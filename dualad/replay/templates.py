@@ -21,7 +21,7 @@ from ..primitive import (ENTRY_POINTS, FUNCTION_HANDLERS, STATIC_OBJECTS, USER_F
                          Primitive)
 
 __all__ = ["Opaque", "LiveRef", "Bits", "ArgRef", "FloatIn", "Static", "Objects", "template",
-           "matches", "bits", "float_leaves", "changed_floats", "PLAIN", "NewLive", "Own", "Slot",
+           "matches", "bits", "float_leaves", "changed_floats", "made_anew", "PLAIN", "NewLive", "Own", "Slot",
            "Named"]
 
 
@@ -213,6 +213,32 @@ def float_leaves(x: Any) -> list:
 
     walk(x)
     return found
+
+
+def made_anew(expected: Any, value: Any) -> set[int]:
+    """The positions (as :func:`float_leaves` counts) of the floats of ``value`` that
+    are other objects than those an earlier recording's template ``expected`` holds,
+    at the same places: computed at every call (a literal of the function's code is
+    the same object every time)."""
+    earlier: list = []
+
+    def walk(e: Any) -> None:
+        kind = type(e)
+        if kind is tuple or kind is list:
+            for item in e:
+                walk(item)
+        elif kind is dict:
+            for item in e.values():
+                walk(item)
+        elif kind is slice:
+            walk((e.start, e.stop, e.step))
+        elif kind is FloatIn or kind is ArgRef or (
+                kind is Bits and (e.kind is float or e.kind is np.float64)):
+            earlier.append(e)
+
+    walk(expected)
+    return {i for i, (e, v) in enumerate(zip(earlier, float_leaves(value)))
+            if type(e) is Bits and e.kind is type(v) and e.value is not v}
 
 
 def changed_floats(expected: Any, value: Any, session: Any) -> list[int] | None:
