@@ -27,7 +27,7 @@ from .operations import Operation, registers_in
 from .program import Emitter, common_subexpressions, live_operations, reuse_memory
 from .scalars import unrolled
 from .templates import (ArgRef, Bits, FloatIn, LiveRef, Named, NewLive, Own, Slot, Static, bits,
-                        matches, template)
+                        argument_leaves, matches, template)
 from .tracing import Recorder, Traced
 
 __all__ = ["Recording", "Unreplayable"]
@@ -69,7 +69,8 @@ class Recording:
         #: The registers of floats the operations take as inputs (loaded by their
         #: steps; kept to the call's end, for the interpreter should it take over).
         self.float_inputs = {item.slot for step in session.steps
-                             for item in _leaves_of(step.template) if type(item) is FloatIn}
+                             for item in argument_leaves(step.template)
+                             if type(item) is FloatIn}
         self.result_tree = result_tree
 
         # What must be computed: the result, every value handed to the function,
@@ -346,21 +347,6 @@ def _lifetimes(parts: list[list[Operation]], results: list, wanted: set
         if slot in produced_in:
             needed_later[produced_in[slot]].add(slot)
     return last_use, needed_later
-
-
-def _leaves_of(template: Any):
-    """The leaves of a template (of a step's arguments)."""
-    kind = type(template)
-    if kind is tuple or kind is list:
-        for item in template:
-            yield from _leaves_of(item)
-    elif kind is dict:
-        for item in template.values():
-            yield from _leaves_of(item)
-    elif kind is slice:
-        yield from _leaves_of((template.start, template.stop, template.step))
-    else:
-        yield template
 
 
 def _tree_expr(tree: Any, items: list[str], emitter: Emitter) -> str:

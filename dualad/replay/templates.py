@@ -21,8 +21,8 @@ from ..primitive import (ENTRY_POINTS, FUNCTION_HANDLERS, STATIC_OBJECTS, USER_F
                          Primitive)
 
 __all__ = ["Opaque", "LiveRef", "Bits", "ArgRef", "FloatIn", "Static", "Objects", "template",
-           "matches", "bits", "float_leaves", "changed_floats", "made_anew", "PLAIN", "NewLive", "Own", "Slot",
-           "Named"]
+           "matches", "bits", "argument_leaves", "float_leaves", "changed_floats", "made_anew",
+           "PLAIN", "NewLive", "Own", "Slot", "Named"]
 
 
 class Opaque(Exception):
@@ -193,26 +193,26 @@ def matches(expected: Any, value: Any, session: Any) -> bool:
     return type(value) is kind and value == expected
 
 
+def argument_leaves(x: Any):
+    """The values in arguments (or their templates), in the order templates and
+    replays walk them: through tuples, lists, dicts' values and slices' bounds."""
+    kind = type(x)
+    if kind is tuple or kind is list:
+        for item in x:
+            yield from argument_leaves(item)
+    elif kind is dict:
+        for item in x.values():
+            yield from argument_leaves(item)
+    elif kind is slice:
+        yield from argument_leaves((x.start, x.stop, x.step))
+    else:
+        yield x
+
+
 def float_leaves(x: Any) -> list:
     """The floats and float64 scalars in an operation's arguments, in the order the
     templates and the replay walk them (their positions name them across calls)."""
-    found: list = []
-
-    def walk(v: Any) -> None:
-        kind = type(v)
-        if kind is float or kind is np.float64:
-            found.append(v)
-        elif kind is tuple or kind is list:
-            for item in v:
-                walk(item)
-        elif kind is dict:
-            for item in v.values():
-                walk(item)
-        elif kind is slice:
-            walk((v.start, v.stop, v.step))
-
-    walk(x)
-    return found
+    return [v for v in argument_leaves(x) if type(v) is float or type(v) is np.float64]
 
 
 def made_anew(expected: Any, value: Any) -> set[int]:
@@ -220,23 +220,8 @@ def made_anew(expected: Any, value: Any) -> set[int]:
     are other objects than those an earlier recording's template ``expected`` holds,
     at the same places: computed at every call (a literal of the function's code is
     the same object every time)."""
-    earlier: list = []
-
-    def walk(e: Any) -> None:
-        kind = type(e)
-        if kind is tuple or kind is list:
-            for item in e:
-                walk(item)
-        elif kind is dict:
-            for item in e.values():
-                walk(item)
-        elif kind is slice:
-            walk((e.start, e.stop, e.step))
-        elif kind is FloatIn or kind is ArgRef or (
-                kind is Bits and (e.kind is float or e.kind is np.float64)):
-            earlier.append(e)
-
-    walk(expected)
+    earlier = [e for e in argument_leaves(expected) if type(e) is FloatIn or type(e) is ArgRef
+               or (type(e) is Bits and (e.kind is float or e.kind is np.float64))]
     return {i for i, (e, v) in enumerate(zip(earlier, float_leaves(value)))
             if type(e) is Bits and e.kind is type(v) and e.value is not v}
 
