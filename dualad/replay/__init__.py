@@ -15,10 +15,11 @@ the function reads or does between calls.
 """
 
 from .cache import (CACHE_SIZE, RECORD_AFTER, REPLAY_BY_DEFAULT, Interpreted, Replayed,
-                    Transformed, identical, replayed, replayed_call)
+                    Transformed, replayed, replayed_call)
 from .live import Live
 from .program import GuardFailed
 from .recording import Recording
+from .templates import identical
 from .tracing import Recorder, Traced, Unrecordable
 
 __all__ = ["CACHE_SIZE", "REPLAY_BY_DEFAULT", "Interpreted", "Replayed", "Transformed",

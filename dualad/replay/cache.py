@@ -52,7 +52,7 @@ from .scalars import underflow_ignored
 from .templates import Bits, LiveRef, Objects, Opaque
 from .tracing import Recorder, Traced, Unrecordable, same_recording
 
-__all__ = ["Replayed", "Transformed", "replayed", "replayed_call", "identical",
+__all__ = ["Replayed", "Transformed", "replayed", "replayed_call",
            "REPLAY_BY_DEFAULT", "CACHE_SIZE", "RECORD_AFTER", "Interpreted"]
 
 #: Whether transforms replay unless told ``replay=False``; the environment
@@ -586,19 +586,3 @@ def replayed_call(fun: Callable, variant: tuple, body: Callable, args: tuple) ->
         return body(fun, *args)
     return cache.run(fun, args, {})
 
-
-def identical(a: Any, b: Any) -> bool:
-    """Whether two pytrees of results are the same bit for bit (types, dtypes, shapes)."""
-    a_leaves, a_tree = optree.tree_flatten(a)
-    b_leaves, b_tree = optree.tree_flatten(b)
-    if a_tree != b_tree:
-        return False
-    for x, y in zip(a_leaves, b_leaves):
-        if type(x) is not type(y):
-            return False
-        if isinstance(x, (np.ndarray, np.generic)):
-            if x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes():
-                return False
-        elif not (x == y or (x != x and y != y)):
-            return False
-    return True

@@ -16,12 +16,13 @@ import struct
 from typing import Any
 
 import numpy as np
+import optree
 
 from ..primitive import (ENTRY_POINTS, FUNCTION_HANDLERS, STATIC_OBJECTS, USER_FUNCTIONS,
                          Primitive)
 
 __all__ = ["Opaque", "LiveRef", "Bits", "ArgRef", "FloatIn", "Static", "Objects", "template",
-           "matches", "bits", "argument_leaves", "float_leaves", "changed_floats", "made_anew",
+           "matches", "bits", "identical", "argument_leaves", "float_leaves", "changed_floats", "made_anew",
            "PLAIN", "NewLive", "Own", "Slot", "Named"]
 
 
@@ -253,6 +254,23 @@ def changed_floats(expected: Any, value: Any, session: Any) -> list[int] | None:
         return matches(e, v, session)
 
     return changed if walk(expected, value) and changed else None
+
+
+def identical(a: Any, b: Any) -> bool:
+    """Whether two pytrees of results are the same bit for bit (types, dtypes, shapes)."""
+    a_leaves, a_tree = optree.tree_flatten(a)
+    b_leaves, b_tree = optree.tree_flatten(b)
+    if a_tree != b_tree:
+        return False
+    for x, y in zip(a_leaves, b_leaves):
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, (np.ndarray, np.generic)):
+            if x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes():
+                return False
+        elif not (x == y or (x != x and y != y)):
+            return False
+    return True
 
 
 # -- results: how an operation's result is built from the registers ------------------
