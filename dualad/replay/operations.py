@@ -12,7 +12,8 @@ import contextvars
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Operation", "Register", "registers_in", "errstate_object", "DEFAULT_ERRSTATE"]
+__all__ = ["Operation", "Register", "registers_in", "argument_leaves", "errstate_object",
+           "DEFAULT_ERRSTATE"]
 
 try:  # NumPy's error state: one object per np.errstate(...), NumPy's own by default
     from numpy._core._multiarray_umath import _extobj_contextvar as _EXTOBJ
@@ -53,16 +54,25 @@ class Operation:
         self.operator = False
 
 
+def argument_leaves(x: Any):
+    """The values in arguments (or their templates), in the order templates and
+    replays walk them: through tuples, lists, dicts' values and slices' bounds."""
+    kind = type(x)
+    if kind is tuple or kind is list:
+        for item in x:
+            yield from argument_leaves(item)
+    elif kind is dict:
+        for item in x.values():
+            yield from argument_leaves(item)
+    elif kind is slice:
+        yield from argument_leaves((x.start, x.stop, x.step))
+    else:
+        yield x
+
+
 def registers_in(x: Any):
-    """The register numbers in a template of arguments (tuples, lists, dicts)."""
-    if isinstance(x, Register):
-        yield x.slot
-    elif type(x) in (tuple, list):
-        for v in x:
-            yield from registers_in(v)
-    elif type(x) is dict:
-        for v in x.values():
-            yield from registers_in(v)
+    """The register numbers in a template of arguments."""
+    return (leaf.slot for leaf in argument_leaves(x) if type(leaf) is Register)
 
 
 class Register:

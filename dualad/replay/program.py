@@ -26,10 +26,6 @@ __all__ = ["Emitter", "GuardFailed", "common_subexpressions", "live_operations",
 #: below it, NumPy's allocation costs less than ``out=``'s keyword handling.
 REUSE_MIN_BYTES = 1 << 16
 
-#: The largest constant array compared by content when merging repeated calls
-#: (larger ones by identity: the comparison would cost more than it saves).
-CONTENT_KEY_BYTES = 1 << 16
-
 _DOUBLE = struct.Struct("d").pack
 
 
@@ -212,11 +208,6 @@ def _call_key(op: Operation) -> Any:
             return ("float", _DOUBLE(x))
         if x is None or t in (bool, int, str):
             return (t.__name__, x)
-        if t is np.ndarray and not x.dtype.hasobject and x.nbytes <= CONTENT_KEY_BYTES:
-            # Equal arrays (an index built twice): the same call.
-            return ("array", x.dtype.str, x.shape, x.strides, x.tobytes())
-        if isinstance(x, np.generic) and not isinstance(x, np.object_):
-            return ("scalar", x.dtype.str, x.tobytes())
         return ("constant", id(x))
 
     return (func, key(op.args), key(op.kwargs))

@@ -23,11 +23,11 @@ import numpy as np
 import optree
 
 from .live import BINARY, MISS, UNARY, Live, Session, Step
-from .operations import Operation, registers_in
+from .operations import Operation, argument_leaves, registers_in
 from .program import Emitter, common_subexpressions, live_operations, reuse_memory
 from .scalars import unrolled
 from .templates import (ArgRef, Bits, FloatIn, LiveRef, Named, NewLive, Own, Slot, Static, bits,
-                        argument_leaves, matches, template)
+                        matches, template)
 from .tracing import Recorder, Traced
 
 __all__ = ["Recording", "Unreplayable"]

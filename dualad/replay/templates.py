@@ -20,9 +20,10 @@ import optree
 
 from ..primitive import (ENTRY_POINTS, FUNCTION_HANDLERS, STATIC_OBJECTS, USER_FUNCTIONS,
                          Primitive)
+from .operations import argument_leaves
 
 __all__ = ["Opaque", "LiveRef", "Bits", "ArgRef", "FloatIn", "Static", "Objects", "template",
-           "matches", "bits", "identical", "argument_leaves", "float_leaves", "changed_floats", "made_anew",
+           "matches", "bits", "identical", "float_leaves", "changed_floats", "made_anew",
            "PLAIN", "NewLive", "Own", "Slot", "Named"]
 
 
@@ -192,22 +193,6 @@ def matches(expected: Any, value: Any, session: Any) -> bool:
             and value.shape == expected.shape and all(
                 matches(e, v, session) for e, v in zip(expected.items, value.flat))
     return type(value) is kind and value == expected
-
-
-def argument_leaves(x: Any):
-    """The values in arguments (or their templates), in the order templates and
-    replays walk them: through tuples, lists, dicts' values and slices' bounds."""
-    kind = type(x)
-    if kind is tuple or kind is list:
-        for item in x:
-            yield from argument_leaves(item)
-    elif kind is dict:
-        for item in x.values():
-            yield from argument_leaves(item)
-    elif kind is slice:
-        yield from argument_leaves((x.start, x.stop, x.step))
-    else:
-        yield x
 
 
 def float_leaves(x: Any) -> list:
