@@ -214,7 +214,7 @@ def unrolled(parts: list[list[Operation]], kinds: dict, arrays: set, first_free:
         if id(op) not in codes:
             array_readers.update(registers_in((op.args, op.kwargs)))
     gain: dict[int, float] = {}
-    checked: set[tuple[int, int]] = set()  # (group, part) paying an error-state check
+    parts_of: dict[int, set[int]] = {}  # group -> the parts it runs in
     part_of = {id(op): index for index, part in enumerate(parts) for op in part}
     for op in operations:
         code = codes.get(id(op))
@@ -229,16 +229,23 @@ def unrolled(parts: list[list[Operation]], kinds: dict, arrays: set, first_free:
                           and not isinstance(o[2], np.ndarray) for o in code.data[2])
             saved = (_SCALAR_MATH if op.operator and scalars else _UFUNC) \
                 - _FLOAT_OP * size - _TUPLE * (size > 1)
-            if (key, part_of[id(op)]) not in checked:
-                checked.add((key, part_of[id(op)]))
-                saved -= _ERRSTATE_CHECK
+            parts_of.setdefault(key, set()).add(part_of[id(op)])
         if op.outputs in array_readers:
             saved -= _PACK[_form(kinds, op.outputs)]
         for slot in _reads(code):
             if slot not in producer:
                 saved -= _UNPACK_ONE if _info(kinds, slot)[2] == 1 else _UNPACK_MANY
         gain[key] = gain.get(key, 0.0) + saved
-    taken = {key for key in codes if gain[root(key)] > 0}
+    # A generated function checks the error state once, whatever groups it runs:
+    # the most profitable groups first, each paying for the parts not yet checked.
+    checked: set[int] = set()
+    chosen: set[int] = set()
+    for key in sorted(gain, key=gain.__getitem__, reverse=True):
+        unchecked = parts_of.get(key, set()) - checked
+        if gain[key] - _ERRSTATE_CHECK * len(unchecked) > 0:
+            chosen.add(key)
+            checked |= unchecked
+    taken = {key for key in codes if root(key) in chosen}
     if not taken:
         return parts, first_free
 
