@@ -461,6 +461,26 @@ def test_floats_that_change_are_inputs_bit_for_bit(name):
     assert jac.counts["recorded"] <= dualad.replay.cache.MAX_MISSES + 3, jac.counts
 
 
+def test_calls_alternating_between_signatures_each_find_their_own():
+    """The last signature is checked by code of its own (no key is built): a call
+    of another shape, dtype, layout or argument type must not take its recording."""
+    base = np.linspace(0.1, 0.9, 6)
+    xs = [0.5, base, base[:5], base.astype(np.float32), base[::2], base.reshape(2, 3),
+          base[:3].copy(), [0.1, 0.2, 0.3], np.arange(6),
+          np.linspace(0.1, 0.9, 12).astype(np.float32)[::2]]  # base's shape and strides
+    ts = [2.0, np.float64(2.0), 3, np.float32(2.0), np.array(2.0)]
+    # one argument changes at a time
+    calls = [(x, t) for t in ts for x in xs] + [(x, t) for x in xs for t in ts]
+    for group in range(0, len(calls), 7):  # within the cache's size
+        f = lambda x, t: np.sum(np.sin(x) * t) * x  # a cache of its own
+        jac = dualad.jacfwd(f)
+        for _ in range(4):
+            for x, t in calls[group:group + 7]:
+                expected = dualad.jacfwd(f, replay=False)(x, t)
+                assert identical(jac(x, t), expected), (x, t)
+        assert jac.counts["replayed"] > 0
+
+
 def test_a_signature_records_after_record_after_interpreted_calls(monkeypatch):
     """As users get it: RECORD_AFTER interpreted calls, then one recording, then
     replays; every call the interpreter's, bit for bit."""

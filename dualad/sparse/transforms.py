@@ -169,7 +169,7 @@ class _Prepared:
             if not _same_pattern(pattern, self.pattern):
                 for cached in (self._nonzeros, prover):  # what they recorded is not
                     if type(cached) is Transformed:  # this pattern's: no replay of it
-                        cached.cache.entries.clear()  # may prove anything
+                        cached.cache.clear()  # may prove anything
                 name = getattr(self.fun, "__name__", "the function")
                 raise PatternChanged(
                     f"the sparsity pattern of {name} has changed since this "
