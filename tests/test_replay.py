@@ -23,7 +23,7 @@ import pytest
 
 import dualad
 from dualad.replay import Interpreted, Recording, Transformed, identical
-from dualad.replay.cache import _BY_FUNCTION
+from dualad.replay.cache import _BY_FUNCTION, _caches_of
 from specs import SPECS
 
 TRANSFORMS = {
@@ -235,7 +235,7 @@ def test_large_temporaries_are_written_in_place_bit_for_bit(transform):
         assert identical(kept[-2], kept[-1])  # what the function saw, both ways
         np.testing.assert_array_equal(x, before)
         np.testing.assert_array_equal(t, t_before)
-    recordings = [e for caches in _BY_FUNCTION[f].values() for e in caches.entries.values()
+    recordings = [e for caches in _caches_of(f).values() for e in caches.entries.values()
                   if isinstance(e, Recording)]
     assert recordings and all("out=" in r.source for r in recordings)
 

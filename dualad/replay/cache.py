@@ -571,7 +571,9 @@ def replayed(body: Callable, fun: Callable, argnums: int | Sequence[int] | None,
             return body(_with_keywords(fun, kwargs) if kwargs else fun, *args)
         return interpreted
     try:
-        variant = (body.__code__, tuple([cell.cell_contents for cell in body.__closure__ or ()]))
+        # The code by identity (hashing a code object reads all of it): the cache's
+        # body holds that code, so no other code can take its id while the cache lives.
+        variant = (id(body.__code__), *[cell.cell_contents for cell in body.__closure__ or ()])
         hash(variant)
         if isinstance(fun, MethodType) or isinstance(body, MethodType):
             raise TypeError("a bound method")
@@ -607,8 +609,33 @@ class Transformed:
         return f"<replayed transform of {self.fun!r}>"
 
 
-_BY_FUNCTION: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: id(function) -> (a weak reference to it, its caches by variant); an entry goes
+#: when its function dies (a dict by id: WeakKeyDictionary's lookup costs a
+#: microsecond, which a transform made inline pays at every call).
+_BY_FUNCTION: dict[int, tuple[weakref.ref, dict]] = {}
 _BY_FUNCTION_LOCK = threading.Lock()
+
+
+def _caches_of(fun: Callable) -> dict:
+    """The replay caches of ``fun`` by variant (a TypeError if ``fun`` cannot be
+    weakly referenced)."""
+    key = id(fun)
+    found = _BY_FUNCTION.get(key)
+    if found is not None and found[0]() is fun:
+        return found[1]
+    with _BY_FUNCTION_LOCK:
+        found = _BY_FUNCTION.get(key)
+        if found is not None and found[0]() is fun:
+            return found[1]
+
+        def forget(ref: weakref.ref) -> None:
+            with _BY_FUNCTION_LOCK:
+                if _BY_FUNCTION.get(key, (None,))[0] is ref:
+                    del _BY_FUNCTION[key]
+
+        caches: dict = {}
+        _BY_FUNCTION[key] = (weakref.ref(fun, forget), caches)
+        return caches
 
 
 def _cache_of(fun: Callable, variant: tuple, body: Callable,
@@ -616,10 +643,7 @@ def _cache_of(fun: Callable, variant: tuple, body: Callable,
     """The replay cache of ``fun`` for ``variant`` (made from ``body`` and ``argnums``
     if need be); it lives as long as ``fun`` does (a TypeError if ``fun`` cannot be
     weakly referenced)."""
-    caches = _BY_FUNCTION.get(fun)
-    if caches is None:
-        with _BY_FUNCTION_LOCK:
-            caches = _BY_FUNCTION.setdefault(fun, {})
+    caches = _caches_of(fun)
     cache = caches.get(variant)
     if cache is None:
         with _BY_FUNCTION_LOCK:
