@@ -140,3 +140,32 @@ def test_an_error_state_that_flags_underflow_keeps_the_recording():
 def _under(transformed, x, mode):
     with np.errstate(under=mode):
         return transformed(x)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("errstate", [None, "raise"])
+def test_unary_ufuncs_on_0d_values_are_numpy_s(dtype, errstate):
+    """A unary ufunc on a 0-d array is replayed on its NumPy scalar (faster, the
+    same loop): the same type, bits, warnings and FloatingPointError, at ordinary
+    points and where the ufunc overflows, divides by zero or is invalid."""
+    def f(x):
+        return np.exp(x) * np.log(x) + np.sqrt(x) - np.sin(x) * np.arctanh(x / 2)
+
+    def call(transformed, x):
+        if errstate is None:
+            return transformed(x)
+        with np.errstate(all=errstate):
+            return transformed(x)
+
+    jac = dualad.jacfwd(f)
+    for k in range(10):
+        jac(np.asarray(0.3 + 0.01 * k, dtype))
+    assert jac.counts["replayed"]
+    assert any("[()])" in entry.source for entry in jac.entries.values()
+               if isinstance(entry, Recording))
+    for point in (0.7, 0.0, -1.0, 2.0, 1e4, np.inf, np.nan):
+        x = np.asarray(point, dtype)
+        got, got_warnings = _with_warnings(call, jac, x)
+        expected, expected_warnings = _with_warnings(call, dualad.jacfwd(f, replay=False), x)
+        assert got_warnings == expected_warnings
+        assert got == expected if isinstance(expected, tuple) else identical(got, expected)

@@ -45,7 +45,7 @@ import numpy as np
 import optree
 
 from ..dual import Dual
-from .live import INTERPRETING, RECORDING, REPLAYING, Session
+from .live import INTERPRETING, RECORDING, REPLAYING, Live, Session
 from .rerun import duals_of, replay_log
 from .program import GuardFailed
 from .recording import Recording, Unreplayable, output_template
@@ -376,18 +376,19 @@ class Replayed:
 
     def _replay(self, key: tuple, recording: Recording, fun: Callable, args: tuple,
                 leaves: list, replayed: list | None) -> Any:
-        session = Session(REPLAYING, recording, recording.nested)
-        session.arguments = args
+        session = Session.replaying(recording, self.body, args)
         try:
             arguments = recording.enter(session, leaves, args)
         except GuardFailed:  # the transform's seeding took another branch
             return self.body(fun, *args)
-        session.start(self.body, args)
         try:
             out = fun(*arguments)
             if session.mode == REPLAYING:
-                if session.position == len(recording.steps) \
-                        and recording.output_matches(out, session):
+                single = recording.single_output
+                if session.position == len(recording.steps) and (
+                        recording.output_matches(out, session) if single is None
+                        else type(out) is Live and out._index == single
+                        and out._session is session):
                     try:
                         result = recording.complete(session.registers)
                     except GuardFailed:
@@ -593,7 +594,13 @@ class Transformed:
         self.cache, self.fun = cache, fun
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.cache.run(self.fun, args, kwargs)
+        cache = self.cache
+        last = cache.last  # Replayed.run's first lines, one call sooner
+        if last is not None and not kwargs:
+            leaves = last[0](args)
+            if leaves is not None:
+                return cache._replay(last[1], last[2], self.fun, args, leaves, None)
+        return cache.run(self.fun, args, kwargs)
 
     @property
     def entries(self) -> OrderedDict:
@@ -613,7 +620,7 @@ class Transformed:
 #: when its function dies (a dict by id: WeakKeyDictionary's lookup costs a
 #: microsecond, which a transform made inline pays at every call).
 _BY_FUNCTION: dict[int, tuple[weakref.ref, dict]] = {}
-_BY_FUNCTION_LOCK = threading.Lock()
+_BY_FUNCTION_LOCK = threading.RLock()  # reentrant: `forget` may run in a GC inside it
 
 
 def _caches_of(fun: Callable) -> dict:

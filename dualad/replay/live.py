@@ -224,6 +224,10 @@ class Step:
         self.first = self.last = 0         # its span in the recorder's operations
 
 
+#: The Duals of a replayed call, until it materializes (never written into).
+_NO_DUALS: dict[int, Any] = {}
+
+
 class Session:
     """The state of one call of a replayed transform (see the module docstring).
 
@@ -233,8 +237,26 @@ class Session:
     or FINISHED (the call has returned: its values raise, as a finished Dual's do).
     """
 
-    #: Live number -> its Dual (recording, interpreting); a new dict when filled.
-    duals: dict[int, Any] = {}  # noqa: RUF012  (never written into: replaced)
+    # Slots: the generated code reads and writes a few of them at every operation.
+    __slots__ = ("mode", "recording", "nested", "count", "position", "arguments", "steps",
+                 "upcoming", "arguments_spec", "duals", "log", "targets", "registers",
+                 "handed", "lives", "wrapped", "broken", "value_slots", "scalar_slots",
+                 "frozen", "argument_ids", "variable", "variable_ids", "previous", "body",
+                 "context", "level", "coroutine", "changed", "_tag")
+
+    @classmethod
+    def replaying(cls, recording: Any, body: Callable, arguments: tuple) -> Session:
+        """The session of a replayed call of ``recording``: ``Session(REPLAYING, ...)``
+        then :meth:`start`, in one step (the hot path)."""
+        session = object.__new__(cls)  # (attributes set one by one keep a shared-key dict)
+        session.mode, session.recording, session.nested = REPLAYING, recording, recording.nested
+        session.count = session.position = 0
+        session.steps, session.upcoming = recording.steps, recording.upcoming
+        session.arguments_spec = recording.arguments
+        session.body, session.arguments = body, arguments
+        session.context, session.level = contextvars.copy_context(), Tag.reserve()
+        session.duals = _NO_DUALS
+        return session
 
     def __init__(self, mode: int, recording: Any = None, nested: bool = False) -> None:
         self.mode = mode
@@ -273,9 +295,9 @@ class Session:
         """A tag made the first time a primitive meets a Live value of a replayed call:
         later than the tags of the transforms around the call, earlier than those of
         any transform nested in the function."""
-        tag = self.__dict__.get("_tag")
+        tag = getattr(self, "_tag", None)
         if tag is None:
-            tag = self.__dict__["_tag"] = Tag()
+            tag = self._tag = Tag()
             tag.level = self.level  # the interpreter's, should it take over
         return tag
 

@@ -56,6 +56,8 @@ class Emitter:
         #: Registers holding Python values (a guarded float(), int(), ...) rather
         #: than NumPy arrays or scalars.
         self.python_values: set[int] = set()
+        #: Register -> (type, shape, dtype) of its recorded value (Recorder.kinds).
+        self.kinds: dict[int, tuple] = {}
 
     def constant(self, value: Any) -> str:
         name = self._names.get(id(value))
@@ -99,6 +101,10 @@ class Emitter:
             # As the interpreter called it: on NumPy scalars, their own arithmetic.
             symbol = OPERATORS[op.func]
             call = f"{symbol}{args[0]}" if len(args) == 1 else f"{args[0]} {symbol} {args[1]}"
+        elif self._on_scalar(op):
+            # NumPy's unary ufuncs take a real NumPy scalar in half the time of a 0-d
+            # array, and give the same result (its type, bits and errors).
+            call = f"{self.constant(op.func)}({args[0]}[()])"
         else:
             call = f"{self.constant(op.func)}({arguments})"
         if op.outputs is None:
@@ -114,6 +120,18 @@ class Emitter:
                 lines.append(f"if type(r{slot}) is not {self.constant(type(value))} or "
                              f"r{slot} != {self.constant(value)}: raise _GuardFailed")
         return lines
+
+    def _on_scalar(self, op: Operation) -> bool:
+        """Whether ``op`` is a unary ufunc on a real 0-d array register, whose result
+        has that array's dtype (where the scalar is faster: not ``isfinite``)."""
+        func = op.func
+        if type(func) is not np.ufunc or func.nin != 1 or func.nout != 1 or op.kwargs \
+                or len(op.args) != 1 or not isinstance(op.args[0], Register) \
+                or type(op.outputs) is not int:
+            return False
+        found, made = self.kinds.get(op.args[0].slot), self.kinds.get(op.outputs)
+        return found is not None and made is not None and found[0] is np.ndarray \
+            and found[1] == () and found[2].kind == "f" and made[2] == found[2]
 
     def block(self, operations: list[Operation], indent: str = "    ") -> list[str]:
         """The lines of ``operations``, each run of calls made under a rule's own

@@ -103,6 +103,7 @@ class Recording:
         kept = set(map(id, live_operations([op for op in operations if op is not None],
                                            wanted)))
         emitter = Emitter()
+        emitter.kinds = recorder.kinds
         emitter.python_values = {slot for op in operations if op is not None
                                  for kind, slot, _ in op.checks
                                  if kind == "equal"} | recorder.float_slots

@@ -379,8 +379,10 @@ def lines(op: Operation, elements: Elements, literal: Callable[[float], str]) ->
         for i, name in enumerate(result):
             found.append(f"{name} = " + ARITHMETIC[ufunc].format(
                 *(column[i] for column in columns)))
-        # Not finite (or a sum overflowing): NumPy's own call, its bits and its flags.
-        found.append(f"if not -_INF < {' + '.join(result)} < _INF: "
+        # Not finite (or a sum overflowing: its product with 0.0 is nan, which is
+        # true, where a finite one gives a zero): NumPy's own call, bits and flags.
+        total = result[0] if size == 1 else f"({' + '.join(result)})"
+        found.append(f"if {total} * 0.0: "
                      f"{''.join(r + ', ' for r in result)}= _numpy({literal(call)}, "
                      f"{', '.join(arrays)})")
     elements.known[out] = result
