@@ -258,7 +258,8 @@ def check_argnums(argnums: Any, single: bool = False) -> None:
     """Refuse an ``argnums`` that is not an int or a tuple of distinct ints."""
     kind = type(argnums)
     if kind is int or (kind is tuple and not single and argnums in _SMALL_ARGNUMS
-                       and bool not in map(type, argnums)):  # (True == 1)
+                       and type(argnums[0]) is int and type(argnums[-1]) is int
+                       and (len(argnums) < 3 or type(argnums[1]) is int)):  # (True == 1)
         return  # the common cases, at once (a transform made in a loop checks each time)
     allowed = "an int" if single else "an int or a tuple of distinct ints"
     if isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool):

@@ -33,6 +33,7 @@ signature used least recently goes first).
 from __future__ import annotations
 
 import functools
+import operator
 import os
 import threading
 import weakref
@@ -574,14 +575,16 @@ def replayed(body: Callable, fun: Callable, argnums: int | Sequence[int] | None,
     try:
         # The code by identity (hashing a code object reads all of it): the cache's
         # body holds that code, so no other code can take its id while the cache lives.
-        variant = (id(body.__code__), *[cell.cell_contents for cell in body.__closure__ or ()])
-        hash(variant)
+        variant = (id(body.__code__), *map(_CONTENTS, body.__closure__ or ()))
         if isinstance(fun, MethodType) or isinstance(body, MethodType):
             raise TypeError("a bound method")
-        cache = _cache_of(fun, variant, body, argnums)
+        cache = _cache_of(fun, variant, body, argnums)  # (TypeError if unhashable)
     except (TypeError, ValueError, AttributeError):
         cache = Replayed(body, argnums)
     return Transformed(cache, fun)
+
+
+_CONTENTS = operator.attrgetter("cell_contents")
 
 
 class Transformed:
