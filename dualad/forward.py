@@ -16,6 +16,7 @@ import itertools
 import numpy as np
 import optree
 
+from .constructors import scoped
 from . import ops
 from .dual import (Dual, as_float_array, check_tangent_shape, from_objects, primal_value,
                    without_tag)
@@ -31,6 +32,7 @@ __all__ = ["jvp", "jacfwd", "jacobian", "derivative", "DEFAULT_CHUNK_BYTES"]
 DEFAULT_CHUNK_BYTES = 64 * 2**20
 
 
+@scoped
 def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool = False,
         has_aux: bool = False, replay: bool = REPLAY_BY_DEFAULT
         ) -> tuple[Any, Any] | tuple[Any, Any, Any]:

@@ -27,6 +27,7 @@ import numpy as np
 import optree
 
 from . import ops
+from .constructors import scoped
 from .dual import Dual, as_float_array, primal_value
 from .forward import (Inputs, JoinedChunks, auto_chunk, check_argnums, check_chunk_size,
                       check_complex, check_output, seed_block, split_aux, zeros_like_output)
@@ -274,6 +275,7 @@ def _pull_back(tape: Tape, out_vars: list, out_cts: list, in_vars: list, inputs:
     return result
 
 
+@scoped
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
         nan_safe: bool = False) -> tuple[Any, Callable] | tuple[Any, Callable, Any]:
     """Evaluate ``fun(*primals)`` and return a function pulling cotangents back.

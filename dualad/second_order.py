@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import optree
 
+from .constructors import scoped
 from . import ops
 from .dual import Dual, as_float_array
 from .forward import (Inputs, auto_chunk, check_argnums, check_chunk_size, check_complex,
@@ -126,6 +127,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
     return replayed(hessfun, fun, argnums, replay and seed_placement is None)
 
 
+@scoped
 def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *,
         mode: str = "fwd-rev", chunk_size: int | None = None,
         replay: bool = REPLAY_BY_DEFAULT) -> Any:

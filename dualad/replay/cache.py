@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 import optree
 
+from ..constructors import enter as enter_constructors, exit as exit_constructors, scoped
 from ..dual import Dual
 from .live import INTERPRETING, RECORDING, REPLAYING, Live, Session
 from .rerun import duals_of, replay_log
@@ -569,6 +570,7 @@ def replayed(body: Callable, fun: Callable, argnums: int | Sequence[int] | None,
     the recording of the last iteration. A function that cannot be weakly referenced
     (a bound method is made anew at each attribute access) has a cache of its own."""
     if not enabled:
+        @scoped
         def interpreted(*args: Any, **kwargs: Any) -> Any:
             return body(_with_keywords(fun, kwargs) if kwargs else fun, *args)
         return interpreted
@@ -598,12 +600,16 @@ class Transformed:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         cache = self.cache
-        last = cache.last  # Replayed.run's first lines, one call sooner
-        if last is not None and not kwargs:
-            leaves = last[0](args)
-            if leaves is not None:
-                return cache._replay(last[1], last[2], self.fun, args, leaves, None)
-        return cache.run(self.fun, args, kwargs)
+        enter_constructors()
+        try:
+            last = cache.last  # Replayed.run's first lines, one call sooner
+            if last is not None and not kwargs:
+                leaves = last[0](args)
+                if leaves is not None:
+                    return cache._replay(last[1], last[2], self.fun, args, leaves, None)
+            return cache.run(self.fun, args, kwargs)
+        finally:
+            exit_constructors()
 
     @property
     def entries(self) -> OrderedDict:

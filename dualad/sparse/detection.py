@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..constructors import scoped
 from ..dual import Dual, as_float_array
 from ..operands import output_of
 from ..reverse import grad
@@ -98,6 +99,7 @@ def jacobian_sparsity(fun: Callable, x: Any, *args: Any, local: bool = False) ->
     return pattern
 
 
+@scoped
 def _detect(fun: Callable, x: np.ndarray, args: tuple, local: bool) -> tuple[Any, bool]:
     """The pattern at x, and whether the detection doubts it holds elsewhere."""
     n = x.size

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from ..constructors import scope
 from ..dual import as_float_array
 from ..forward import check_chunk_size, jvp
 from ..replay import REPLAY_BY_DEFAULT, Replayed, Transformed, replayed
@@ -151,12 +152,13 @@ class _Prepared:
                              f"{self.shape}, got {np.shape(x)}")
         replayed_to_the_end: list = []
         nonzeros = self._nonzeros
-        if type(nonzeros) is Transformed:
-            values = nonzeros.cache.run(nonzeros.fun, args, kwargs, replayed_to_the_end)
-        else:
-            values = nonzeros(*args, **kwargs)
-        if self._detect is not None and not replayed_to_the_end:
-            self._prove(args, kwargs)
+        with scope():
+            if type(nonzeros) is Transformed:
+                values = nonzeros.cache.run(nonzeros.fun, args, kwargs, replayed_to_the_end)
+            else:
+                values = nonzeros(*args, **kwargs)
+            if self._detect is not None and not replayed_to_the_end:
+                self._prove(args, kwargs)
         return sparse.csr_array((values, *self.structure), shape=self.pattern.shape)
 
     def _prove(self, args: tuple, kwargs: dict) -> None:

@@ -1,0 +1,165 @@
+"""Third-party NumPy code as it is written (issue: "third-party NumPy code, unchanged"):
+``np.asarray``/``np.array`` on the input and array literals of Duals fed to NumPy's
+internals, in every mode, with the replay on and off; NumPy's own constructors
+outside a transform."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import dualad
+from dualad.constructors import NUMPY
+from dualad.replay import identical
+from test_replay_state import TRANSFORMS, X, run_like_the_interpreter
+
+
+def _inverse_literal(x):
+    m = np.array([[x[0], 0.1, 0.0], [0.1, x[1], 0.0], [0.0, 0.0, x[2]]])
+    return np.linalg.inv(m) @ x
+
+
+def _inverse_stacked(x):
+    z = np.zeros_like(x[0])
+    m = np.stack([np.stack([x[0], z + 0.1, z]), np.stack([z + 0.1, x[1], z]),
+                  np.stack([z, z, x[2]])])
+    return np.linalg.inv(m) @ x
+
+
+def _copied_then_written(x):
+    v = np.array(x)  # a copy: writing into it leaves x as it was
+    v[0] = 5.0
+    return v * x
+
+
+#: Library idioms, each with the same function written with Dual-friendly calls.
+IDIOMS = {
+    "asarray dtype=float": (lambda x: np.asarray(x, dtype=float) ** 2 + x,
+                            lambda x: x ** 2 + x),
+    "array(x).ravel()": (lambda x: np.array(x).ravel() * 3.0 + np.sin(x),
+                         lambda x: x * 3.0 + np.sin(x)),
+    "atleast_1d(asarray)": (lambda x: np.atleast_1d(np.asarray(x)) * x, lambda x: x * x),
+    "asanyarray, ascontiguousarray, asfortranarray": (
+        lambda x: np.ascontiguousarray(x) + np.asanyarray(x) ** 2 - np.asfortranarray(x, float),
+        lambda x: x + x ** 2 - x),
+    "matrix literal into np.linalg.inv": (_inverse_literal, _inverse_stacked),
+    "floats and Duals in a list into np.sqrt": (
+        lambda x: np.sqrt(np.asarray([2.0, x[0] ** 2] + list(x[1:] ** 2))),
+        lambda x: np.sqrt(np.concatenate([np.full(1, 2.0), x ** 2]))),
+    "np.array copies": (_copied_then_written,
+                        lambda x: np.concatenate([np.full(1, 5.0), x[1:]]) * x),
+    "ndmin": (lambda x: np.array(x, ndmin=2)[0] * x, lambda x: x * x),
+}
+
+
+@pytest.mark.parametrize("name", list(IDIOMS))
+@pytest.mark.parametrize("transform", list(TRANSFORMS))
+def test_an_idiom_gives_the_derivative_of_its_dual_friendly_twin(name, transform):
+    idiom, twin = IDIOMS[name]
+    make = TRANSFORMS[transform]
+    for k in range(3):
+        x = X * (1 + 0.1 * k)
+        assert_allclose(make(idiom, False)(x), make(twin, False)(x), rtol=1e-14, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", list(IDIOMS))
+def test_an_idiom_replays_bit_for_bit(name):
+    run_like_the_interpreter(IDIOMS[name][0], lambda k: None,
+                             args=lambda k: (X * (1 + 0.05 * k),), calls=12, every=1)
+
+
+@pytest.mark.parametrize("mode", ["hyperdual", "fwd-rev"])
+def test_second_order_through_the_idioms(mode):
+    f = lambda x: np.sum(_inverse_literal(np.asarray(x, dtype=float)) ** 2)  # noqa: E731
+    g = lambda x: np.sum(_inverse_stacked(x) ** 2)  # noqa: E731
+    assert_allclose(dualad.hessian(f, mode=mode)(X), dualad.hessian(g, mode=mode)(X),
+                    rtol=1e-13)
+
+
+def test_the_caller_s_array_is_never_written():
+    x = X.copy()
+    dualad.jacfwd(_copied_then_written)(x)
+    dualad.jacrev(lambda x: np.asarray(x))(x)
+    np.testing.assert_array_equal(x, X)
+
+
+def test_numpy_s_constructors_outside_a_transform():
+    assert all(getattr(np, name) is NUMPY[name] for name in NUMPY)
+    seen = {}
+
+    def f(x):
+        seen["inside"] = np.asarray is not NUMPY["asarray"]
+        return np.asarray(x) * 2.0
+
+    def numpy_s_after_a_call():
+        """NumPy's own again after one constructor call, at no cost from then on."""
+        assert type(np.asarray([1.0])) is np.ndarray
+        return all(getattr(np, name) is NUMPY[name] for name in NUMPY)
+
+    dualad.jacfwd(f)(X)
+    assert seen["inside"] and numpy_s_after_a_call()
+    with pytest.raises(ZeroDivisionError):
+        dualad.grad(lambda x: 1 / 0)(X)
+    assert numpy_s_after_a_call()
+
+
+def test_plain_values_inside_a_transform_are_numpy_s():
+    """Inside a transform, and in another thread meanwhile, a value that holds no
+    Dual gets NumPy's own answer: the same object, type, dtype and copy rules."""
+    plain = np.arange(3.0)
+    found = []
+
+    def other_thread():
+        found.append((np.asarray(plain) is plain, np.array(plain) is not plain,
+                      type(np.asarray([1, 2])), np.asarray([1, 2]).dtype))
+
+    def f(x):
+        worker = threading.Thread(target=other_thread)
+        worker.start()
+        worker.join()
+        found.append((np.asarray(plain) is plain, np.array(plain) is not plain,
+                      type(np.asarray([1, 2])), np.asarray([1, 2]).dtype))
+        return x * np.asarray(plain, dtype=np.float32)
+
+    dualad.jacfwd(f)(X)
+    assert found == [(True, True, np.ndarray, np.asarray([1, 2]).dtype)] * 2
+
+
+def test_nested_transforms_keep_their_perturbations_apart():
+    # d/dx [x · d/dy (x + y)] = 1, through np.asarray at both levels
+    inner = lambda x, y: np.asarray(x) + np.asarray(y)  # noqa: E731
+    outer = lambda x: np.asarray(x) * dualad.derivative(inner, argnums=1)(x, 2.0)  # noqa: E731
+    assert dualad.derivative(outer)(3.0) == 1.0
+
+
+@pytest.mark.parametrize("transform", ["jacfwd", "jacrev", "jvp", "grad", "hessian"])
+def test_an_integer_view_is_piecewise_constant(transform):
+    idiom = lambda x: x * np.asarray(x * 3, dtype=int)  # noqa: E731
+    twin = lambda x: x * np.trunc(dualad.primal_value(x * 3))  # noqa: E731
+    make = TRANSFORMS[transform]
+    assert_allclose(make(idiom, False)(X), make(twin, False)(X), rtol=1e-15)
+    run_like_the_interpreter(idiom, lambda k: None, args=lambda k: (X * (1 + 0.05 * k),),
+                             transforms={transform: make}, every=1)
+
+
+def test_dtypes_follow_numpy():
+    x32 = X.astype(np.float32)
+    assert dualad.jacfwd(lambda x: np.asarray(x))(x32).dtype == np.float32
+    assert dualad.jacfwd(lambda x: np.asarray(x, dtype=np.float64))(x32).dtype == np.float64
+    with pytest.raises(ValueError, match="copy=False"):
+        dualad.jacfwd(lambda x: np.asarray(x, dtype=np.float64, copy=False))(x32)
+
+
+def test_dualad_gpu_takes_the_idioms():
+    pytest.importorskip("jax")
+    import dualad_gpu
+
+    for name, (idiom, twin) in IDIOMS.items():
+        assert_allclose(np.asarray(dualad_gpu.jacfwd(idiom)(X)), dualad.jacfwd(twin)(X),
+                        rtol=1e-14, atol=1e-15, err_msg=name)
+        assert_allclose(np.asarray(dualad_gpu.grad(lambda x: np.sum(idiom(x) ** 2))(X)),
+                        dualad.grad(lambda x: np.sum(twin(x) ** 2))(X), rtol=1e-13,
+                        err_msg=name)
