@@ -415,7 +415,10 @@ def qualified_name(func: Any) -> str:
         return not any(part.startswith("_") for part in path.split("."))
 
     def shortest(paths: list[str]) -> str:
-        return min(paths, key=lambda path: (path.count("."), path))
+        # A function that names no module (scipy.special's ufuncs) by NumPy's or SciPy's
+        # name before another library's that imports it (lmfit.lineshapes.wofz).
+        return min(paths, key=lambda path: (library is None and path.split(".")[0] not in
+                                            ("numpy", "scipy"), path.count("."), path))
 
     module = getattr(func, "__module__", None)
     module = module if isinstance(module, str) else ""

@@ -8,6 +8,7 @@ argument.
 
 import importlib
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -105,6 +106,19 @@ def test_qualified_name_evaluates_back_to_the_function(func, name):
     assert qualified_name(func) == name
     resolved = resolve(name)
     assert resolved is func or resolved == func  # np.random.normal: a bound method
+
+
+def test_a_ufunc_another_library_imports_keeps_scipy_s_name(monkeypatch):
+    """A ufunc names no module: lmfit.lineshapes imports scipy.special.wofz, and the
+    message still names SciPy's (a library sorting before "scipy" included)."""
+    import types
+
+    for library in ("aaa_lineshapes", "lmfit"):
+        module = types.ModuleType(f"{library}.shapes")
+        module.wofz = scipy.special.wofz
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        monkeypatch.setitem(sys.modules, library, types.ModuleType(library))
+        assert qualified_name(scipy.special.wofz) == "scipy.special.wofz"
 
 
 @pytest.mark.parametrize("func, name, call", UNREGISTERED_FUNCTIONS,
