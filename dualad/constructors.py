@@ -8,11 +8,13 @@ would drop the derivative, so dualad refuses. While a transform runs, ``numpy.ar
 wrappers instead: an argument that holds a Dual (a Dual, a nested list or tuple of
 Duals and numbers, an object array of Duals) gives a Dual, made with the rule table
 (``astype``, ``copy``, ``np.stack``), so every mode and the replay see ordinary
-operations; anything else goes to NumPy's own function unchanged. When the last
-transform has returned, the first constructor call puts NumPy's functions back: code
-that runs outside a transform calls NumPy directly, at no cost. Code that holds NumPy's functions under
-other names (``from numpy import asarray``) and C extensions still see plain
-arrays, or dualad's error for a Dual.
+operations. Anything else, and any call from NumPy's or SciPy's own code (whose
+functions dualad differentiates by its rules, and names where it has none), goes to
+NumPy's own function unchanged. After the last transform has returned, the first
+constructor call puts NumPy's functions back: code that runs outside a transform
+calls NumPy directly, at no cost. Code that holds NumPy's functions under other
+names (``from numpy import asarray``) and C extensions still see plain arrays, or
+dualad's error for a Dual.
 
 >>> import numpy as np, dualad
 >>> dualad.grad(lambda x: np.sum(np.asarray(x, dtype=float).ravel() ** 2))(np.ones(3))
@@ -25,6 +27,7 @@ True
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -40,6 +43,8 @@ NUMPY: dict[str, Callable] = {name: getattr(np, name) for name in (
     "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray")}
 
 _ndarray = np.ndarray
+_COPY_MODES = {mode: {"ALWAYS": True, "NEVER": False}.get(mode.name)
+               for mode in getattr(np, "_CopyMode", ())}
 
 
 def _holds_box(a: Any) -> bool:
@@ -52,6 +57,14 @@ def _holds_box(a: Any) -> bool:
     if kind is _ndarray and a.dtype.hasobject:
         return any(isinstance(item, Boxed) for item in a.ravel().tolist())
     return False
+
+
+def _library_call() -> bool:
+    """Whether the constructor was called by NumPy's or SciPy's own code, which keeps
+    NumPy's constructors: dualad differentiates their functions by its rules, and
+    names the ones it has none for (``scipy.linalg.logm converts its argument``)."""
+    caller = sys._getframe(2).f_globals.get("__name__", "")
+    return caller.partition(".")[0] in ("numpy", "scipy")
 
 
 def _build(a: Any) -> Any:
@@ -71,16 +84,18 @@ def _build(a: Any) -> Any:
     return NUMPY["asarray"](a)
 
 
-def _as_dual(a: Any, dtype: Any, copy: bool | None, ndmin: int, name: str) -> Any:
+def _as_dual(a: Any, dtype: Any, copy: Any, ndmin: int, name: str) -> Any:
     """``a`` (holding a Dual) as one Dual, as NumPy's ``name`` would make it."""
+    wanted = None if dtype is None else np.dtype(dtype)
+    if wanted is not None and wanted.kind not in "fc":
+        # An object array is NumPy's (np.array([y[1], -y[0]], dtype=object)); an integer
+        # or boolean array of a Dual is piecewise constant: NumPy's own call, through
+        # the Dual's __array__ (its primal values, as int(x) gives).
+        return NUMPY[name](a, dtype=wanted)
+    copy = _COPY_MODES.get(copy, copy)  # np._CopyMode, which some libraries pass
     made = not isinstance(a, Boxed)
     x = _build(a) if made else a
-    if dtype is not None:
-        wanted = np.dtype(dtype)
-        if wanted.kind not in "fc":
-            # An integer or boolean array of a Dual is piecewise constant: NumPy's own
-            # call, through the Dual's __array__ (its primal values, as int(x) gives).
-            return NUMPY[name](x, dtype=wanted)
+    if wanted is not None:
         if wanted != x.dtype:
             if copy is False:
                 raise ValueError(f"np.{name}(..., copy=False) cannot give dtype {wanted} "
@@ -98,7 +113,7 @@ def _array(object: Any, dtype: Any = None, *, copy: bool | None = True, order: s
     if not _RUNNING:
         _restore()
     if type(object) is _ndarray and not object.dtype.hasobject or kwargs \
-            or not _holds_box(object):
+            or not _holds_box(object) or _library_call():
         return NUMPY["array"](object, dtype, copy=copy, order=order, subok=subok,
                               ndmin=ndmin, **kwargs)
     return _as_dual(object, dtype, copy, ndmin, "array")
@@ -113,7 +128,8 @@ def _converter(name: str) -> Callable:
             _restore()
         # (order, positional or not, changes no value of a Dual: its layout is its own)
         if type(a) is _ndarray and not a.dtype.hasobject or len(args) > 1 \
-                or not set(kwargs) <= {"order", "copy"} or not _holds_box(a):
+                or not set(kwargs) <= {"order", "copy"} or not _holds_box(a) \
+                or _library_call():
             return numpy(a, dtype, *args, **kwargs)
         return _as_dual(a, dtype, kwargs.get("copy"), 0, name)
 

@@ -63,6 +63,8 @@ def converting_caller() -> tuple[str, Any] | None:
     module's function or a class's method (decorators' inner wrappers skipped).
     Its name and the function (None for a method)."""
     frame, frames = sys._getframe(3), []  # above conversion_error and __array__
+    while frame is not None and frame.f_globals.get("__name__", "") == "dualad.constructors":
+        frame = frame.f_back  # np.asarray's wrapper, handing a library's call to NumPy
     while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in (
             "numpy", "scipy"):
         frames.append(frame)
