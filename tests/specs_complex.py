@@ -14,7 +14,14 @@ arcsinh), where central differences would straddle the cut.
 from __future__ import annotations
 
 import numpy as np
-from specs import Spec, jnp
+from specs import LazyModule, Spec, jnp
+
+try:
+    import scipy.special as _sc
+except ImportError:  # scipy is optional
+    _sc = None
+
+_jsp = LazyModule("jax.scipy.special")
 
 QUADRANT = ((0.2, 1.5), (0.2, 1.2))  # the real parts, the imaginary parts
 PAIRS = (((3,), (3,)), ((2, 3), (2, 3)))
@@ -54,6 +61,7 @@ ELEMENTWISE = [
     _row("multiply", lambda z: z * z[..., ::-1] * (2 - 1j), lambda z: z * z[..., ::-1] * (2 - 1j)),
     _row("divide", lambda z: (1 + z) / (2 - z[..., ::-1]), lambda z: (1 + z) / (2 - z[..., ::-1])),
     _row("add", lambda z: z + 1j * z[..., ::-1] - 3j, lambda z: z + 1j * z[..., ::-1] - 3j),
+    *([_row("scipy.special.wofz", _sc.wofz, lambda z: _jsp.wofz(z))] if _sc else []),
 ]
 
 

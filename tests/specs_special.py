@@ -56,6 +56,10 @@ if sc is not None:
              UNARY, (0.2, 4.0),
              jax=_jax_expn),
         Spec("scipy.special.dawsn", sc.dawsn, UNARY, (-4.0, 4.0), jax=jsp.dawsn),
+        # The Faddeeva function of a real x (a Voigt profile's kernel): complex values.
+        Spec("scipy.special.wofz", lambda x: (np.real(sc.wofz(x)), np.imag(sc.wofz(x))),
+             UNARY, (-4.0, 4.0),
+             jax=lambda x: (jnp.real(jsp.wofz(x + 0j)), jnp.imag(jsp.wofz(x + 0j)))),
         Spec("scipy.special.fresnel", sc.fresnel, UNARY, (-3.0, 3.0), jax=jsp.fresnel),
         Spec("scipy.special.sici", sc.sici, UNARY, (0.2, 6.0), jax=jsp.sici),
         # -- entropies --------------------------------------------------------------

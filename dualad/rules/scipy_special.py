@@ -30,6 +30,7 @@ from .scipy_functions import scipy_rule
 from .special import _host_kernel, _no_partial, sc, sinc
 
 _PI = math.pi
+_TWO_I_OVER_SQRT_PI = 2j / math.sqrt(math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
@@ -127,6 +128,9 @@ if sc is not None:
     expn = elementwise(sc.expn, None, lambda ans, n, x: where(
         equal(n, 0.0), -ans * (1.0 + 1.0 / x), -expn(n - 1.0, x)))
     dawsn = elementwise(sc.dawsn, lambda ans, x: 1.0 - 2.0 * x * ans)
+    # The Faddeeva function (Voigt profiles), holomorphic: w'(z) = -2z·w(z) + 2i/√π.
+    wofz = elementwise(sc.wofz, lambda ans, z: -2.0 * z * ans + _TWO_I_OVER_SQRT_PI)
+    wofz.complex_ok = True
 
     # Fresnel and sine/cosine integrals: one primitive per output.
     fresnel_s = Primitive("fresnel_s", lambda x: sc.fresnel(x)[0],
@@ -298,6 +302,7 @@ __all__ = [
     "sici_ci",
     "sici_si",
     "spence",
+    "wofz",
     "zeta",
     "zeta_dx",
 ]
