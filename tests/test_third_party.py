@@ -52,6 +52,12 @@ IDIOMS = {
     "np.array copies": (_copied_then_written,
                         lambda x: np.concatenate([np.full(1, 5.0), x[1:]]) * x),
     "ndmin": (lambda x: np.array(x, ndmin=2)[0] * x, lambda x: x * x),
+    "an object array of Duals to floats": (
+        lambda x: np.asarray(np.array([x[0], 2.0 * x[1], x[2]], dtype=object), dtype=float),
+        lambda x: x * np.array([1.0, 2.0, 1.0])),
+    "rows of a Dual and numbers": (
+        lambda x: np.array([x, [1.0, 2.0, 3.0]]).T @ np.array([1.0, -1.0]),
+        lambda x: x - np.array([1.0, 2.0, 3.0])),
 }
 
 
