@@ -23,6 +23,12 @@ from .primitive import (COMPLEX_FUNCTIONS, FUNCTION_HANDLERS, MINUS_ONE, ONE, UF
 __all__ = ["Dual", "primal_value"]
 
 
+def _boolean_valued(ufunc: np.ufunc) -> bool:
+    """Whether ``ufunc`` gives booleans (a comparison, ``isnan``, ``logical_and``)."""
+    outputs = {types.partition("->")[2] for types in ufunc.types}
+    return "?" in outputs and outputs <= {"?", "O"}
+
+
 class Dual(Boxed):
     """An array of dual numbers ``primal + ε·tangent`` (forward-mode AD).
 
@@ -328,6 +334,10 @@ class Dual(Boxed):
                 return handler(*inputs)
         out = kwargs.pop("out", None)
         if out is not None and any(o is not None for o in out):
+            if method == "__call__" and _boolean_valued(ufunc) and all(
+                    o is None or type(o) is np.ndarray for o in out):
+                # A comparison or predicate into a plain array: no derivative to keep.
+                return ufunc(*[primal_value(x) for x in inputs], out=out, **kwargs)
             raise TypeError(
                 f"{qualified_name(ufunc)}(..., out=...) with a Dual argument would "
                 "write the result into a plain array and drop the derivative; use "

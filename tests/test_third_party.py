@@ -169,3 +169,23 @@ def test_dualad_gpu_takes_the_idioms():
         assert_allclose(np.asarray(dualad_gpu.grad(lambda x: np.sum(idiom(x) ** 2))(X)),
                         dualad.grad(lambda x: np.sum(twin(x) ** 2))(X), rtol=1e-13,
                         err_msg=name)
+
+
+def test_a_comparison_into_a_plain_array_keeps_no_derivative():
+    def masked(x):
+        mask = np.zeros(x.shape, bool)
+        np.greater_equal(x, 0.5, out=mask)
+        np.logical_or(mask, np.isnan(x), out=mask)
+        return x * mask + np.sin(x)
+
+    twin = lambda x: x * (dualad.primal_value(x) >= 0.5) + np.sin(x)  # noqa: E731
+    for name, make in TRANSFORMS.items():
+        assert_allclose(make(masked, False)(X), make(twin, False)(X), rtol=1e-15, err_msg=name)
+    # The recording refuses a write into an array it does not hold: interpreted calls.
+    run_like_the_interpreter(masked, lambda k: None, args=lambda k: (X * (1 + 0.5 * k),),
+                             engaged=False, every=1)
+
+
+def test_arithmetic_into_a_plain_array_still_raises():
+    with pytest.raises(TypeError, match=r"numpy.add\(..., out=...\)"):
+        dualad.grad(lambda x: np.sum(np.add(x, 1.0, out=np.zeros(3))))(X)
