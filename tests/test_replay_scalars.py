@@ -49,6 +49,21 @@ def test_scalar_inputs_give_the_interpreter_s_types():
     assert jac.counts["replayed"]
 
 
+def _assert_as_interpreted(jac, f, x, errstate):
+    """``jac(x)``, under ``np.errstate(all=errstate)`` unless None, gives the result,
+    warnings and FloatingPointError of ``jacfwd(f, replay=False)``."""
+    def call(transformed, x):
+        if errstate is None:
+            return transformed(x)
+        with np.errstate(all=errstate):
+            return transformed(x)
+
+    got, got_warnings = _with_warnings(call, jac, x)
+    expected, expected_warnings = _with_warnings(call, dualad.jacfwd(f, replay=False), x)
+    assert got_warnings == expected_warnings
+    assert got == expected if isinstance(expected, tuple) else identical(got, expected)
+
+
 def _with_warnings(f, *args):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -75,23 +90,13 @@ def test_floating_point_errors_are_numpy_s(point, errstate):
         a, b, c = x[0], x[1], x[2]
         return np.array([a * 1e10 * b, b / a - c, a - a * b, a * b * 1e-300])
 
-    def call(transformed, x):
-        if errstate is None:
-            return transformed(x)
-        with np.errstate(all=errstate):
-            return transformed(x)
-
     jac = dualad.jacfwd(f)
     regular = np.array([1.5, 2.0, 3.0])
     for k in range(10):
         jac(regular + k)
     assert jac.counts["replayed"] and _unrolled(jac)
     for _ in range(3):
-        got, got_warnings = _with_warnings(call, jac, point)
-        expected, expected_warnings = _with_warnings(call, dualad.jacfwd(f, replay=False),
-                                                     point)
-        assert got_warnings == expected_warnings
-        assert got == expected if isinstance(expected, tuple) else identical(got, expected)
+        _assert_as_interpreted(jac, f, point, errstate)
     # and back to the recording for finite values
     replayed = jac.counts["replayed"]
     for k in range(10):
@@ -151,12 +156,6 @@ def test_unary_ufuncs_on_0d_values_are_numpy_s(dtype, errstate):
     def f(x):
         return np.exp(x) * np.log(x) + np.sqrt(x) - np.sin(x) * np.arctanh(x / 2)
 
-    def call(transformed, x):
-        if errstate is None:
-            return transformed(x)
-        with np.errstate(all=errstate):
-            return transformed(x)
-
     jac = dualad.jacfwd(f)
     for k in range(10):
         jac(np.asarray(0.3 + 0.01 * k, dtype))
@@ -164,8 +163,4 @@ def test_unary_ufuncs_on_0d_values_are_numpy_s(dtype, errstate):
     assert any("[()])" in entry.source for entry in jac.entries.values()
                if isinstance(entry, Recording))
     for point in (0.7, 0.0, -1.0, 2.0, 1e4, np.inf, np.nan):
-        x = np.asarray(point, dtype)
-        got, got_warnings = _with_warnings(call, jac, x)
-        expected, expected_warnings = _with_warnings(call, dualad.jacfwd(f, replay=False), x)
-        assert got_warnings == expected_warnings
-        assert got == expected if isinstance(expected, tuple) else identical(got, expected)
+        _assert_as_interpreted(jac, f, np.asarray(point, dtype), errstate)
