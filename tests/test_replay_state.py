@@ -332,6 +332,29 @@ def test_decisions_on_a_float_the_function_reads():
             assert identical(jac(t, X), dualad.jacfwd(f, argnums=1, replay=False)(t, X)), t
 
 
+def test_decisions_on_numpy_scalars_that_are_one_object():
+    """Comparisons give np.True_ and np.False_, one object each: every operation's
+    result is its own (found in a library corpus: lmfit's ``max(1e-15, sigma)``,
+    pvlib's ``(z[0] > 0) & (z[1] > 0)``)."""
+    xs = np.array([0.35, 0.9, 1.6, 2.3, 3.1])
+
+    def gaussian(p):  # lmfit.lineshapes.gaussian in its parameters
+        return p[0] / max(1e-15, p[2]) * np.exp(-(xs - p[1]) ** 2 / max(1e-15, p[2]) ** 2)
+
+    def both_positive(z):
+        return np.where((z[0] > 0) & (z[1] > 0), z[0] * z[1], 0.0) + z
+
+    def pair(z):  # two equal booleans in one result, and a NumPy scalar beside them
+        flags = (z[0] > 0, z[1] > 0, z[2] < 0)
+        return z * (flags[0] & flags[1]) + z * flags[2] + np.sum(z) * (z[0] > -1)
+
+    for g in (gaussian, both_positive, pair):
+        run_like_the_interpreter(g, lambda k: None, args=lambda k: (np.array([1.3, 0.2, 0.9]),))
+        run_like_the_interpreter(g, lambda k: None,
+                                 args=lambda k: (np.array([1.3, 0.2, 0.9]) * (-1) ** k,),
+                                 every=1, engaged=False)
+
+
 # -- 6. the user's Python runs on every call -------------------------------------------------
 
 def test_side_effects_happen_once_per_call():

@@ -214,12 +214,14 @@ del _name
 class Step:
     """One recorded operation: its entry point, its arguments' template, its code."""
 
-    __slots__ = ("name", "template", "errstate", "run", "result", "rebinds", "first", "last")
+    __slots__ = ("name", "template", "errstate", "run", "result", "scalars", "rebinds", "first",
+                 "last")
 
     def __init__(self, name: str, template: Any, errstate: dict | None) -> None:
         self.name, self.template, self.errstate = name, template, errstate
         self.run: Callable | None = None   # the compiled NumPy code, run on the registers
         self.result: Any = None            # how its result is built from the registers
+        self.scalars: dict = {}            # place in the result -> the slot of a NumPy scalar
         self.rebinds: list = []            # (Live number, slot) whose value a write changed
         self.first = self.last = 0         # its span in the recorder's operations
 
@@ -281,7 +283,7 @@ class Session:
         self.wrapped: dict[int, Live] = {}     # id(Dual) -> its Live value
         self.broken: str | None = None         # why it cannot be replayed
         self.value_slots: dict[int, int] = {}  # Live number -> its value's slot
-        self.scalar_slots: dict[int, int] = {}  # id(NumPy scalar) -> its slot
+        self.scalar_slots: dict[tuple, int] = {}  # of a step's result: place -> slot
         self.frozen: dict[int, tuple] = {}     # id(array) -> (array, copy recorded)
         self.argument_ids: dict[int, tuple] = {}  # id(argument) -> (it, register, position)
         #: Step position -> the float arguments (by float_leaves' count) that changed
@@ -425,8 +427,9 @@ class Session:
         step.last = len(recorder.operations)
         if any(op.errstate is not None for op in recorder.operations[step.first:step.last]):
             step.errstate = errstate
+        self.scalar_slots = {}
         wrapped = self._wrap(result)
-        step.result = wrapped
+        step.result, step.scalars = wrapped, self.scalar_slots
         if name in WRITES or (name == "__array_function__" and args[0] in _WRITING):
             for other in self.lives:
                 value = _innermost(self.duals[other._index])
@@ -440,7 +443,7 @@ class Session:
         self.log.append((name, live, args, kwargs, wrapped, substituted))
         return wrapped
 
-    def _wrap(self, result: Any) -> Any:
+    def _wrap(self, result: Any, path: tuple = ()) -> Any:
         """A recorded result as the user sees it: Duals as Live values, traced plain
         arrays as their values (handed out, and known again when they come back)."""
         kind = type(result)
@@ -462,16 +465,17 @@ class Session:
             if isinstance(value, np.ndarray):
                 self.handed[id(value)] = (value, result)
             else:
-                self.scalar_slots[id(value)] = result._slot
+                # By its place in the result: NumPy scalars may be one object (np.True_)
+                self.scalar_slots[path] = result._slot
             return value
         if kind is tuple or kind is list:
-            return kind(self._wrap(r) for r in result)
+            return kind(self._wrap(r, path + (i,)) for i, r in enumerate(result))
         if isinstance(result, tuple):  # a named tuple (SlogdetResult, ...)
-            return kind(*(self._wrap(r) for r in result))
+            return kind(*(self._wrap(r, path + (i,)) for i, r in enumerate(result)))
         if kind is np.ndarray and result.dtype.hasobject:
             out = np.empty(result.shape, object)
             for i, item in enumerate(result.flat):
-                out.flat[i] = self._wrap(item)
+                out.flat[i] = self._wrap(item, path + (i,))
             return out
         if not (kind in PLAIN or kind is float or kind is complex or kind is np.ndarray
                 or isinstance(result, np.generic)):

@@ -89,7 +89,7 @@ class Recording:
         self.held: set[int] = set()  # Live values a later step gives back or rebinds
         for step in steps:
             step.result = self._step_result(step.result, known, session, wanted,
-                                            step.template[0].index, self.held)
+                                            step.template[0].index, self.held, step.scalars)
             wanted.update(slot for _, slot in step.rebinds)
             self.held.update(index for index, _ in step.rebinds)
         # Repeats of a pure call dropped (never a value the function sees), then the
@@ -233,7 +233,7 @@ class Recording:
 
     @staticmethod
     def _step_result(result: Any, known: set, session: Session, wanted: set, own: int,
-                     held: set) -> Any:
+                     held: set, scalars: dict, path: tuple = ()) -> Any:
         """How an operation's result is built from the registers (see ``run_step``)."""
         kind = type(result)
         if kind is Live:
@@ -249,8 +249,9 @@ class Recording:
             wanted.add(value)
             return NewLive(result._index, value)
         if isinstance(result, (tuple, list)):
-            items = [Recording._step_result(r, known, session, wanted, own, held)
-                     for r in result]
+            items = [Recording._step_result(r, known, session, wanted, own, held, scalars,
+                                            path + (i,))
+                     for i, r in enumerate(result)]
             return Named(kind, items) if kind is not tuple and kind is not list \
                 else kind(items)
         if kind is np.ndarray and result.dtype.hasobject:
@@ -263,7 +264,7 @@ class Recording:
             return Slot(handed[1]._slot, False)
         if isinstance(result, np.generic) or result is None or kind in (bool, int, float,
                                                                        complex, str):
-            slot = session.scalar_slots.get(id(result))
+            slot = scalars.get(path)
             if slot is not None:
                 wanted.add(slot)
                 return Slot(slot, False)
