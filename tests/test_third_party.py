@@ -189,3 +189,19 @@ def test_a_comparison_into_a_plain_array_keeps_no_derivative():
 def test_arithmetic_into_a_plain_array_still_raises():
     with pytest.raises(TypeError, match=r"numpy.add\(..., out=...\)"):
         dualad.grad(lambda x: np.sum(np.add(x, 1.0, out=np.zeros(3))))(X)
+
+
+def test_a_complex_literal_times_a_scalar_dual():
+    """lmfit's voigt: ``(x - center + 1j*gamma) / (sigma*s2)`` in its parameters, where
+    Python's complex took NumPy's float64 primal for a float."""
+    def voigt_like(p):
+        z = (X - p[0] + 1j * p[1]) / (p[2] * np.sqrt(2.0))
+        return np.concatenate([np.real(z * z), np.imag(1j / z)])
+
+    p = np.array([0.3, 0.8, 1.1])
+    h = 1e-6
+    fd = np.stack([(voigt_like(p + h * e) - voigt_like(p - h * e)) / (2 * h)
+                   for e in np.eye(3)], axis=1)
+    assert_allclose(dualad.jacfwd(voigt_like)(p), fd, rtol=1e-7, atol=1e-8)
+    run_like_the_interpreter(voigt_like, lambda k: None, args=lambda k: (p * (1 + 0.1 * k),),
+                             every=1)

@@ -58,7 +58,10 @@ def by_operator(ufunc: np.ufunc, function: Callable) -> Callable:
     def kernel(*args, **params):
         if params or len(args) != ufunc.nin:
             return ufunc(*args, **params)
-        return function(*args)
+        out = function(*args)
+        # 1j * np.float64(2): Python's complex takes NumPy's float64 (a float) itself,
+        # and gives a Python complex; NumPy's ufunc gives its complex128.
+        return ufunc(*args) if type(out) is complex else out
 
     kernel.__name__ = kernel.__qualname__ = ufunc.__name__
     kernel.__wrapped__ = ufunc
