@@ -161,10 +161,13 @@ def exit() -> None:  # noqa: A001
 
 
 def _restore() -> None:
-    """NumPy's own constructors, if no transform runs (called by the wrappers)."""
-    with _LOCK:
-        if not _RUNNING:
-            _NUMPY_NAMESPACE.update(NUMPY)
+    """NumPy's own constructors, if no transform runs (called by the wrappers; also by
+    a wrapper a module bound while a transform ran, ``from numpy import asarray``,
+    which then costs one Python call)."""
+    if _NUMPY_NAMESPACE["asarray"] is WRAPPERS["asarray"]:
+        with _LOCK:
+            if not _RUNNING:
+                _NUMPY_NAMESPACE.update(NUMPY)
 
 
 class scope:

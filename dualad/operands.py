@@ -42,10 +42,9 @@ def conversion_error() -> TypeError:
         + "Converting a dualad.Dual to a NumPy array would drop its derivative "
         "(the tangent). Keep it a Dual: use NumPy functions on it directly, "
         "np.zeros_like(x) instead of np.zeros(n) for an array to fill element by "
-        "element (a float array cannot hold a derivative), np.stack([...]) to build "
-        "an array from Duals (np.array([...]) takes only 0-d Duals, and gives an "
-        "object array that some of NumPy's own functions, such as np.cov or "
-        "np.linalg's, do not take), and "
+        "element (a float array cannot hold a derivative), np.stack([...]) or, in "
+        "the function being differentiated, np.array([...]) to build an array from "
+        "Duals, and "
         "dualad.primal_value(x) only for a value that is meant to be a constant."
     )
 
