@@ -23,12 +23,6 @@ from .primitive import (COMPLEX_FUNCTIONS, FUNCTION_HANDLERS, MINUS_ONE, ONE, UF
 __all__ = ["Dual", "primal_value"]
 
 
-def _boolean_valued(ufunc: np.ufunc) -> bool:
-    """Whether ``ufunc`` gives booleans (a comparison, ``isnan``, ``logical_and``)."""
-    outputs = {types.partition("->")[2] for types in ufunc.types}
-    return "?" in outputs and outputs <= {"?", "O"}
-
-
 class Dual(Boxed):
     """An array of dual numbers ``primal + ε·tangent`` (forward-mode AD).
 
@@ -334,15 +328,7 @@ class Dual(Boxed):
                 return handler(*inputs)
         out = kwargs.pop("out", None)
         if out is not None and any(o is not None for o in out):
-            if method == "__call__" and _boolean_valued(ufunc) and all(
-                    o is None or type(o) is np.ndarray for o in out):
-                # A comparison or predicate into a plain array: no derivative to keep.
-                return ufunc(*[primal_value(x) for x in inputs], out=out, **kwargs)
-            raise TypeError(
-                f"{qualified_name(ufunc)}(..., out=...) with a Dual argument would "
-                "write the result into a plain array and drop the derivative; use "
-                "the returned value instead of out="
-            )
+            return into_plain_arrays(ufunc, method, inputs, out, kwargs)
         if kwargs.pop("where", True) is not True:
             raise TypeError(f"{qualified_name(ufunc)}(..., where=...) is not supported "
                             "on Duals; use np.where on the results instead")
@@ -600,7 +586,8 @@ def _astype(x: Any, dtype) -> Any:
 # operands' helpers; the views use the rule table.
 from .operands import (array_arguments, as_operand, complex_error,  # noqa: E402,F401
                        conversion_error, elements, from_objects, holds_complex, inside_vectorize,
-                       is_python_ufunc, object_loop_method, through_objects, ufunc_method)
+                       into_plain_arrays, is_python_ufunc, object_loop_method,
+                       through_objects, ufunc_method)
 from . import ops as _ops  # noqa: E402,I001
 from . import views as _views  # noqa: E402,I001
 

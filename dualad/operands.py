@@ -124,6 +124,20 @@ def is_python_ufunc(ufunc: np.ufunc) -> bool:
     return all(set(t) <= {"O", "-", ">"} for t in ufunc.types)
 
 
+def into_plain_arrays(ufunc: np.ufunc, method: str, inputs: tuple, out: tuple,
+                      kwargs: dict) -> Any:
+    """A ufunc of Duals with ``out=`` plain arrays: a comparison or predicate writes
+    the primal's booleans there (no derivative to keep); anything else raises."""
+    outputs = {types.partition("->")[2] for types in ufunc.types}
+    if method == "__call__" and "?" in outputs and outputs <= {"?", "O"} and all(
+            o is None or type(o) is np.ndarray for o in out):
+        return ufunc(*[primal_value(x) for x in inputs], out=out, **kwargs)
+    raise TypeError(
+        f"{qualified_name(ufunc)}(..., out=...) with a Dual argument would write the "
+        "result into a plain array and drop the derivative; use the returned value "
+        "instead of out=")
+
+
 def through_objects(ufunc: np.ufunc, inputs: tuple) -> Any:
     objects = [elements(x) if isinstance(x, Dual) else x for x in inputs]
     out = ufunc(*objects)

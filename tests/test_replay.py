@@ -23,7 +23,7 @@ import pytest
 
 import dualad
 from dualad.replay import Interpreted, Recording, Transformed, identical
-from dualad.replay.cache import _BY_FUNCTION, _caches_of
+from dualad.replay.transformed import _BY_FUNCTION, _caches_of
 from specs import SPECS
 
 TRANSFORMS = {

@@ -109,7 +109,7 @@ def _counts(g, name, transformed):
     """The replay cache's counts of a transform of ``g`` (found as the transform finds it)."""
     if hasattr(transformed, "counts"):
         return transformed.counts
-    from dualad.replay.cache import _caches_of
+    from dualad.replay.transformed import _caches_of
     target = _scalar(g) if name == "hvp" else None
     caches = _caches_of(target) if target is not None else None
     return next(iter(caches.values())).counts if caches else None

@@ -14,8 +14,8 @@ So a replayed call returns what the interpreter would, bit for bit, whatever
 the function reads or does between calls.
 """
 
-from .cache import (CACHE_SIZE, RECORD_AFTER, REPLAY_BY_DEFAULT, Interpreted, Replayed,
-                    Transformed, replayed, replayed_call)
+from .cache import CACHE_SIZE, RECORD_AFTER, REPLAY_BY_DEFAULT, Interpreted, Replayed
+from .transformed import Transformed, replayed, replayed_call
 from .live import Live
 from .program import GuardFailed
 from .recording import Recording
