@@ -26,58 +26,120 @@ True
 
 from __future__ import annotations
 
+import ast
 import functools
+import linecache
 import sys
 import threading
+from threading import get_ident
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from .dual import primal_value
+from .fillable import Fillable
 from .primitive import Boxed
 
 __all__ = ["enter", "exit", "scope", "scoped", "NUMPY"]
 
-#: NumPy's own constructors, by name.
-NUMPY: dict[str, Callable] = {name: getattr(np, name) for name in (
-    "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray")}
+#: NumPy's conversions, wrapped while a transform runs.
+CONVERSIONS = ("array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray")
+#: NumPy's makers of new arrays, which give a Fillable in the code a transform runs.
+MAKERS = ("zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like",
+          "full_like", "eye", "identity")
+#: NumPy's own functions, by name.
+NUMPY: dict[str, Callable] = {name: getattr(np, name) for name in CONVERSIONS + MAKERS}
 
 _ndarray = np.ndarray
 _COPY_MODES = {mode: {"ALWAYS": True, "NEVER": False}.get(mode.name)
                for mode in getattr(np, "_CopyMode", ())}
 
 
-def _holds_box(a: Any) -> bool:
+def holds_dual(a: Any) -> bool:
     """Whether ``a`` is a Dual, or a list, tuple or object array holding one."""
     if isinstance(a, Boxed):
         return True
     kind = type(a)
     if kind is list or kind is tuple:
-        return any(_holds_box(item) for item in a)
+        return any(holds_dual(item) for item in a)
+    if kind is Fillable:
+        return a.filled
     if kind is _ndarray and a.dtype.hasobject:
         return any(isinstance(item, Boxed) for item in a.ravel().tolist())
     return False
 
 
-def _library_call() -> bool:
-    """Whether the constructor was called by NumPy's or SciPy's own code, which keeps
-    NumPy's constructors: dualad differentiates their functions by its rules, and
-    names the ones it has none for (``scipy.linalg.logm converts its argument``)."""
-    caller = sys._getframe(2).f_globals.get("__name__", "")
-    return caller.partition(".")[0] in ("numpy", "scipy")
+def _called_by_name(name: str, kept: frozenset) -> bool:
+    """Whether the wrapper of NumPy's ``name`` was called by Python code naming it
+    (``np.zeros(n)``, ``numpy.asarray(x)``) outside the packages ``kept``. C code
+    calling it (a Cython extension's ``np.empty``, which takes its result for an
+    ndarray unchecked) and the packages kept get NumPy's own function."""
+    frame = sys._getframe(2)
+    if frame.f_globals.get("__name__", "").partition(".")[0] in kept:
+        return False
+    return _callee(frame) == name
 
 
-def _build(a: Any) -> Any:
+#: NumPy's and SciPy's own code keeps NumPy's conversions: dualad differentiates their
+#: functions by its rules, and names the ones it has none for (``scipy.linalg.logm
+#: converts its argument``).
+_LIBRARIES = frozenset({"numpy", "scipy"})
+#: Packages whose new arrays stay NumPy's: dualad's own, and libraries built on NumPy
+#: arrays (their code checks types, hands arrays to C), which dualad does not
+#: differentiate through.
+_KEEP_NUMPY_S = _LIBRARIES | {"dualad", "dualad_gpu", "jax", "jaxlib", "pandas", "xarray",
+                              "dask", "numba", "matplotlib", "sklearn"}
+#: (code, instruction) -> the name the call made there calls, read once from its source.
+_CALLEES: dict = {}
+_UNREAD = object()
+
+
+def _callee(frame: Any) -> str | None:
+    """The name of the function the call under way in ``frame`` calls (``zeros`` for
+    ``np.zeros(3)``), or None (another expression, no source)."""
+    key = (frame.f_code, frame.f_lasti)
+    name = _CALLEES.get(key, _UNREAD)
+    if name is _UNREAD:
+        name = _read_callee(frame.f_code, frame.f_lasti, frame.f_globals)
+        if len(_CALLEES) >= 4096:
+            _CALLEES.clear()
+        _CALLEES[key] = name
+    return name
+
+
+def _read_callee(code: Any, offset: int, globals_: dict) -> str | None:
+    try:
+        line, end_line, col, end_col = list(code.co_positions())[offset // 2]
+        lines = [text.encode() for text in linecache.getlines(code.co_filename, globals_)]
+        if None in (line, end_line, col, end_col) or len(lines) < end_line:
+            return None
+        if line == end_line:
+            source = lines[line - 1][col:end_col]
+        else:
+            source = b"".join([lines[line - 1][col:], *lines[line:end_line - 1],
+                               lines[end_line - 1][:end_col]])
+        call = ast.parse(source.decode(), mode="eval").body
+    except (SyntaxError, ValueError, IndexError, UnicodeDecodeError):
+        return None
+    func = call.func if isinstance(call, ast.Call) else None
+    return func.attr if isinstance(func, ast.Attribute) else \
+        func.id if isinstance(func, ast.Name) else None
+
+
+def build(a: Any) -> Any:
     """A Dual (or a plain array, where no element is one) of a nested list or tuple,
     as ``np.array`` builds it: each level a stack of the level below."""
     if isinstance(a, Boxed):
         return a
     kind = type(a)
+    if kind is Fillable:
+        return a.value()
     if kind is _ndarray and a.dtype.hasobject:
         a = a.tolist() if a.ndim else a[()]
         kind = type(a)
     if kind is list or kind is tuple:
-        items = [_build(item) for item in a]
+        items = [build(item) for item in a]
         if not any(isinstance(item, Boxed) for item in items):
             return NUMPY["asarray"](items)
         return np.stack(items)
@@ -93,8 +155,8 @@ def _as_dual(a: Any, dtype: Any, copy: Any, ndmin: int, name: str) -> Any:
         # the Dual's __array__ (its primal values, as int(x) gives).
         return NUMPY[name](a, dtype=wanted)
     copy = _COPY_MODES.get(copy, copy)  # np._CopyMode, which some libraries pass
-    made = not isinstance(a, Boxed)
-    x = _build(a) if made else a
+    made = not isinstance(a, Boxed) and type(a) is not Fillable
+    x = build(a) if made or type(a) is Fillable else a
     if wanted is not None:
         if wanted != x.dtype:
             if copy is False:
@@ -113,7 +175,7 @@ def _array(object: Any, dtype: Any = None, *, copy: bool | None = True, order: s
     if not _RUNNING:
         _restore()
     if type(object) is _ndarray and not object.dtype.hasobject or kwargs \
-            or not _holds_box(object) or _library_call():
+            or not holds_dual(object) or not _called_by_name("array", _LIBRARIES):
         return NUMPY["array"](object, dtype, copy=copy, order=order, subok=subok,
                               ndmin=ndmin, **kwargs)
     return _as_dual(object, dtype, copy, ndmin, "array")
@@ -128,19 +190,80 @@ def _converter(name: str) -> Callable:
             _restore()
         # (order, positional or not, changes no value of a Dual: its layout is its own)
         if type(a) is _ndarray and not a.dtype.hasobject or len(args) > 1 \
-                or not set(kwargs) <= {"order", "copy"} or not _holds_box(a) \
-                or _library_call():
+                or not set(kwargs) <= {"order", "copy"} or not holds_dual(a) \
+                or not _called_by_name(name, _LIBRARIES):
             return numpy(a, dtype, *args, **kwargs)
         return _as_dual(a, dtype, kwargs.get("copy"), 0, name)
 
     return convert
 
 
+#: The fill value of the arrays each maker gives (None: not one number).
+_FILLS = {"zeros": 0.0, "empty": 0.0, "ones": 1.0, "zeros_like": 0.0, "empty_like": 0.0,
+          "ones_like": 1.0}
+
+
+def _maker(name: str) -> Callable:
+    # np.empty gives zeros: any content is its contract, and a replay's recording
+    # sees the same constant at every call.
+    numpy = NUMPY[name.replace("empty", "zeros")]
+    like = name.endswith("_like")
+    full = name.startswith("full")
+
+    @functools.wraps(NUMPY[name])
+    def make(*args: Any, **kwargs: Any) -> Any:
+        if not _RUNNING:
+            _restore()
+        elif get_ident() in _RUNNING and "like" not in kwargs \
+                and _called_by_name(name, _KEEP_NUMPY_S):
+            if like and args:
+                if isinstance(args[0], Boxed):
+                    return numpy(*args, **kwargs)
+                if type(args[0]) is Fillable:
+                    args = (args[0].value(),) + args[1:]
+                    if isinstance(args[0], Boxed):
+                        return numpy(*args, **kwargs)
+            fill = _FILLS.get(name)
+            if full:
+                fill = args[1] if len(args) > 1 else kwargs.get("fill_value")
+                if holds_dual(fill):
+                    return _filled_with(numpy, args, kwargs, fill)
+            made = numpy(*args, **kwargs)
+            if type(made) is _ndarray and made.dtype.kind in "fc":
+                return Fillable(made, fill if isinstance(fill, (int, float, np.number))
+                                else None)
+            return made
+        return NUMPY[name](*args, **kwargs)
+
+    return make
+
+
+def _filled_with(numpy: Callable, args: tuple, kwargs: dict, fill: Any) -> Any:
+    """``np.full(shape, x[0])`` (or ``full_like``) of a Dual fill value: a Fillable,
+    filled (NumPy's dtype: the fill value's where none is given)."""
+    fill = build(fill)
+    args = list(args)
+    if len(args) > 1:  # (shape or a, fill_value, dtype, ...) for np.full and full_like
+        args[1] = 0
+    else:
+        kwargs = {**kwargs, "fill_value": 0}
+    if kwargs.get("dtype") is None and len(args) < 3:
+        kwargs = {**kwargs, "dtype": fill.dtype}
+    made = numpy(*args, **kwargs)
+    if made.dtype.kind not in "fc":  # an integer array of a Dual: its primal, as int(x)
+        made[...] = primal_value(fill)
+        return made
+    out = Fillable(made)
+    out[...] = fill
+    return out
+
+
 _array = functools.wraps(NUMPY["array"])(_array)
 WRAPPERS: dict[str, Callable] = {"array": _array, **{
-    name: _converter(name) for name in NUMPY if name != "array"}}
+    name: _converter(name) for name in CONVERSIONS if name != "array"}, **{
+    name: _maker(name) for name in MAKERS}}
 
-#: One item per transform running, in any thread (list.append and pop are atomic).
+#: The thread of each transform running (list.append and remove are atomic).
 _RUNNING: list = []
 _LOCK = threading.Lock()
 _NUMPY_NAMESPACE = vars(np)
@@ -148,7 +271,7 @@ _NUMPY_NAMESPACE = vars(np)
 
 def enter() -> None:
     """NumPy's constructors take Duals until the matching :func:`exit`."""
-    _RUNNING.append(None)
+    _RUNNING.append(get_ident())
     if _NUMPY_NAMESPACE["asarray"] is not WRAPPERS["asarray"]:
         with _LOCK:  # (checked again under the lock, where _restore decides too)
             _NUMPY_NAMESPACE.update(WRAPPERS)
@@ -157,7 +280,7 @@ def enter() -> None:
 def exit() -> None:  # noqa: A001
     """The end of an :func:`enter`. NumPy's own functions come back at the first
     constructor call made while no transform runs (none in a loop of transforms)."""
-    _RUNNING.pop()
+    _RUNNING.remove(get_ident())
 
 
 def _restore() -> None:

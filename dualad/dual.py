@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .fillable import Fillable
 from .primitive import (COMPLEX_FUNCTIONS, FUNCTION_HANDLERS, MINUS_ONE, ONE, UFUNC_HANDLERS,
                         Boxed, EscapedDualError, Over, Primitive, Tag, backend_of,
                         missing_rule_error, qualified_name)
@@ -211,7 +212,8 @@ class Dual(Boxed):
             "float() of a dualad.Dual would drop its derivative. If it came from the math "
             "module (math.sin(x), math.exp(x), ...), use the NumPy function instead "
             "(np.sin(x), np.exp(x)). If it came from storing into a float array "
-            "(out[i] = x), make that array with np.zeros_like(x) so it can hold "
+            "(out[i] = x), make that array in the function being differentiated "
+            "(np.zeros(n), np.empty(n), ...) or with np.zeros_like(x), so it can hold "
             "derivatives, or build the result with np.stack. Use dualad.primal_value(x) "
             "only for a value that is meant to be a constant."
         )
@@ -293,6 +295,8 @@ class Dual(Boxed):
         Views of this Dual (slices, reshapes, transposes) see the write, and a
         write into a view reaches the Dual it was taken from, as in NumPy.
         """
+        if not isinstance(value, Dual):
+            value = written_value(value)
         _views.check_writable(self, value)
         _views.store(self, _views.static_index(index), value)
         _views.written(self)
@@ -318,8 +322,8 @@ class Dual(Boxed):
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs, **kwargs):
         for x in inputs:
-            if type(x) is list or type(x) is tuple or (type(x) is np.ndarray
-                                                        and x.dtype.hasobject):
+            if type(x) is list or type(x) is tuple or type(x) is Fillable or (
+                    type(x) is np.ndarray and x.dtype.hasobject):
                 inputs = tuple(as_operand(x) for x in inputs)
                 break
         if method == "__call__" and not kwargs:  # the common case, first
@@ -328,7 +332,7 @@ class Dual(Boxed):
                 return handler(*inputs)
         out = kwargs.pop("out", None)
         if out is not None and any(o is not None for o in out):
-            return into_plain_arrays(ufunc, method, inputs, out, kwargs)
+            return into_outputs(ufunc, method, inputs, out, kwargs)
         if kwargs.pop("where", True) is not True:
             raise TypeError(f"{qualified_name(ufunc)}(..., where=...) is not supported "
                             "on Duals; use np.where on the results instead")
@@ -454,6 +458,8 @@ def primal_value(x: Any) -> Any:
     >>> dualad.primal_value(dualad.Dual(np.array([1.0, 2.0]), np.ones(2)))
     array([1., 2.])
     """
+    if type(x) is Fillable:
+        x = x.value()
     while isinstance(x, Dual):
         if x._replayed:  # a replayed call's value (dualad.replay.live.Live)
             return x._session.value_of(x)
@@ -586,8 +592,8 @@ def _astype(x: Any, dtype) -> Any:
 # operands' helpers; the views use the rule table.
 from .operands import (array_arguments, as_operand, complex_error,  # noqa: E402,F401
                        conversion_error, elements, from_objects, holds_complex, inside_vectorize,
-                       into_plain_arrays, is_python_ufunc, object_loop_method,
-                       through_objects, ufunc_method)
+                       into_outputs, is_python_ufunc, object_loop_method,
+                       through_objects, ufunc_method, written_value)
 from . import ops as _ops  # noqa: E402,I001
 from . import views as _views  # noqa: E402,I001
 

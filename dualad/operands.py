@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .dual import Dual, primal_value
+from .fillable import Fillable, resolved, resolved_tree
 from .primitive import FUNCTION_HANDLERS, Boxed, qualified_name
 
 
@@ -40,11 +41,11 @@ def conversion_error() -> TypeError:
     return TypeError(
         lead
         + "Converting a dualad.Dual to a NumPy array would drop its derivative "
-        "(the tangent). Keep it a Dual: use NumPy functions on it directly, "
-        "np.zeros_like(x) instead of np.zeros(n) for an array to fill element by "
-        "element (a float array cannot hold a derivative), np.stack([...]) or, in "
-        "the function being differentiated, np.array([...]) to build an array from "
-        "Duals, and "
+        "(the tangent). Keep it a Dual: use NumPy functions on it directly; to fill "
+        "an array element by element, make it in the function being differentiated "
+        "(np.zeros(n), np.empty(n), ...) or with np.zeros_like(x): a float array made "
+        "elsewhere cannot hold a derivative; build an array from Duals with np.stack([...]) "
+        "or, in the function being differentiated, np.array([...]); and use "
         "dualad.primal_value(x) only for a value that is meant to be a constant."
     )
 
@@ -87,8 +88,11 @@ def converting_caller() -> tuple[str, Any] | None:
 
 
 def as_operand(x: Any) -> Any:
-    """An operand as NumPy reads it: a list or tuple of numbers as an array, and an
-    object array of Duals (``np.array([d1, d2])``) as one Dual."""
+    """An operand as NumPy reads it: a list or tuple of numbers as an array, an
+    object array of Duals (``np.array([d1, d2])``) as one Dual, and a
+    :class:`~dualad.fillable.Fillable` as what it stands for."""
+    if type(x) is Fillable:
+        return x.value()
     if type(x) is list or type(x) is tuple:
         return np.asarray(x) if not holds_box(x) else from_objects(np.array(x, object))
     if type(x) is np.ndarray and x.dtype.hasobject:
@@ -124,18 +128,54 @@ def is_python_ufunc(ufunc: np.ufunc) -> bool:
     return all(set(t) <= {"O", "-", ">"} for t in ufunc.types)
 
 
-def into_plain_arrays(ufunc: np.ufunc, method: str, inputs: tuple, out: tuple,
-                      kwargs: dict) -> Any:
-    """A ufunc of Duals with ``out=`` plain arrays: a comparison or predicate writes
-    the primal's booleans there (no derivative to keep); anything else raises."""
+def into_outputs(ufunc: np.ufunc, method: str, inputs: tuple, out: Any,
+                 kwargs: dict) -> Any:
+    """A ufunc with ``out=`` (``np.log(g, out=y, where=g > 0)``) where a Dual is met:
+    the results are written into the outputs that are Duals or Fillables (with
+    ``where=``, only the chosen elements are computed, as NumPy computes them). A
+    comparison or predicate writes the primal's booleans into plain arrays (no
+    derivative to keep); any other result for a plain array raises."""
+    outs = out if type(out) is tuple else (out,)
+    inputs = tuple(as_operand(x) for x in inputs)
+    if not any(isinstance(x, Boxed) for x in inputs + tuple(map(resolved, outs))):
+        arrays = tuple(o._array if type(o) is Fillable and not o.filled else o for o in outs)
+        results = getattr(ufunc, method)(*inputs, out=arrays, **kwargs)
+        return _outputs_given(outs, results)
     outputs = {types.partition("->")[2] for types in ufunc.types}
     if method == "__call__" and "?" in outputs and outputs <= {"?", "O"} and all(
-            o is None or type(o) is np.ndarray for o in out):
-        return ufunc(*[primal_value(x) for x in inputs], out=out, **kwargs)
-    raise TypeError(
-        f"{qualified_name(ufunc)}(..., out=...) with a Dual argument would write the "
-        "result into a plain array and drop the derivative; use the returned value "
-        "instead of out=")
+            o is None or type(o) is np.ndarray for o in outs):
+        return ufunc(*[primal_value(x) for x in inputs], out=outs, **kwargs)
+    if method != "__call__" or any(type(o) is np.ndarray for o in outs):
+        raise TypeError(
+            f"{qualified_name(ufunc)}(..., out=...) with a Dual argument would write the "
+            "result into a plain array and drop the derivative; use the returned value "
+            "instead of out=, or make the array in the transformed function "
+            "(np.zeros, np.empty_like, ...) or with np.zeros_like of a Dual")
+    where = kwargs.pop("where", True)
+    chosen = Ellipsis
+    if where is True:
+        results = ufunc(*inputs, **kwargs)
+    elif isinstance(primal_value(where), (np.ndarray, np.generic, bool)):
+        shape = np.broadcast_shapes(*(np.shape(x) for x in inputs + (where,)),
+                                    *(np.shape(o) for o in outs if o is not None))
+        chosen = np.broadcast_to(primal_value(where), shape)
+        results = ufunc(*[np.broadcast_to(x, shape)[chosen] for x in inputs], **kwargs)
+    else:  # another backend's mask (JAX, traced): every element, then a select
+        results = ufunc(*inputs, **kwargs)
+        results = tuple(np.where(where, r, resolved(o)) for o, r in zip(
+            outs, results if type(results) is tuple else (results,)))
+    results = results if type(results) is tuple else (results,)
+    for o, r in zip(outs, results):
+        if o is not None:
+            o[chosen] = r
+    return _outputs_given(outs, results)
+
+
+def _outputs_given(outs: tuple, results: Any) -> Any:
+    """What NumPy returns for ``out=``: the arrays given, new ones where None."""
+    results = results if type(results) is tuple else (results,)
+    given = tuple(r if o is None else o for o, r in zip(outs, results))
+    return given[0] if len(given) == 1 else given
 
 
 def through_objects(ufunc: np.ufunc, inputs: tuple) -> Any:
@@ -163,6 +203,8 @@ def output_of(x: Any) -> Any:
     """A transform's output leaf: :func:`from_objects`, and an object array of plain
     numbers (``np.min`` of ``np.array([[x, 0.5], [0.5, 0.5]])`` where 0.5 wins) as
     the numeric array NumPy would make of them (its derivative is 0)."""
+    if type(x) is Fillable:
+        x = x.value()
     x = from_objects(x)
     if type(x) is np.ndarray and x.dtype == object and x.size:
         numbers = np.array(x.tolist())
@@ -324,3 +366,8 @@ def _wrap_statistics() -> None:
 
 
 _wrap_statistics()
+
+
+def written_value(value: Any) -> Any:
+    """A value written into an array (``out[i:j] = [y[1], 2.0]``), as NumPy reads it."""
+    return as_operand(resolved_tree(value))

@@ -13,6 +13,7 @@ from numpy.testing import assert_allclose
 
 import dualad
 from dualad.constructors import NUMPY
+from dualad.primitive import EscapedDualError
 from dualad.replay import identical
 from test_replay_state import TRANSFORMS, X, run_like_the_interpreter
 
@@ -33,6 +34,67 @@ def _copied_then_written(x):
     v = np.array(x)  # a copy: writing into it leaves x as it was
     v[0] = 5.0
     return v * x
+
+
+def _rhs_filled(x):
+    dy = np.zeros(3)  # an ODE right-hand side's first line
+    dy[0] = x[1]
+    dy[1] = -np.sin(x[0]) * x[2]
+    dy[2] = 2.0 * x[0]
+    return dy
+
+
+def _rows_of_a_matrix(x):
+    m = np.empty((2, 3))
+    m[0] = x
+    row = m[1]  # a view: writes reach m
+    row[1:] = x[:2] * 2.0
+    row[:1] = 3.0
+    return m.ravel()
+
+
+def _masked_in_place(x):
+    fx = np.zeros(3)  # opfunu's CEC functions
+    mask = np.array([True, False, True])
+    fx[mask] -= x[mask] ** 2
+    fx[~mask] += np.sin(x[~mask])
+    return fx
+
+
+def _ones_scaled(x):
+    w = np.ones(3)
+    w *= x
+    w += np.full(3, 2.0)
+    return w
+
+
+def _full_of_a_dual(x):
+    a = np.full(3, x[0])
+    b = np.zeros_like(np.arange(3.0))
+    b[2] = x[2]
+    return a * b + a
+
+
+def _eye_solved(x):
+    a = np.eye(3)
+    a[0, 1] = x[0]
+    a[2, 2] = 2.0 + x[1] ** 2
+    return np.linalg.solve(a, x)
+
+
+def _eye_solved_twin(x):
+    one, zero = np.ones_like(x[0]), np.zeros_like(x[0])
+    a = np.stack([np.stack([one, x[0], zero]), np.stack([zero, one, zero]),
+                  np.stack([zero, zero, 2.0 + x[1] ** 2])])
+    return np.linalg.solve(a, x)
+
+
+def _sigma_points(x):
+    sigmas = np.zeros((3, 3))  # filterpy's sigma points
+    sigmas[0] = x
+    for k in range(2):
+        sigmas[k + 1] = x + (k + 1.0) * x[k]
+    return sigmas.sum(axis=0)
 
 
 #: Library idioms, each with the same function written with Dual-friendly calls.
@@ -58,6 +120,22 @@ IDIOMS = {
     "rows of a Dual and numbers": (
         lambda x: np.array([x, [1.0, 2.0, 3.0]]).T @ np.array([1.0, -1.0]),
         lambda x: x - np.array([1.0, 2.0, 3.0])),
+    "np.zeros filled element by element": (
+        _rhs_filled, lambda x: np.stack([x[1], -np.sin(x[0]) * x[2], 2.0 * x[0]])),
+    "np.empty written through a row's view": (
+        _rows_of_a_matrix, lambda x: np.concatenate([x, np.full(1, 3.0), x[:2] * 2.0])),
+    "masked in-place updates of np.zeros": (
+        _masked_in_place, lambda x: np.where([True, False, True], -x ** 2, np.sin(x))),
+    "in-place operators on np.ones": (_ones_scaled, lambda x: x + 2.0),
+    "np.full of a Dual, zeros_like of a plain array": (
+        _full_of_a_dual, lambda x: x[0] * np.array([0.0, 0.0, 1.0]) * x[2] + x[0]),
+    "np.eye written into, solved": (_eye_solved, _eye_solved_twin),
+    "rows of np.zeros((3, 3)), summed": (
+        _sigma_points, lambda x: 3.0 * x + x[0] + 2.0 * x[1]),
+    "a ufunc into out= with where=": (
+        lambda x: np.log(x ** 2, out=np.full_like(x, -9.0), where=x > 0)
+        + np.multiply(x, 2.0, out=np.zeros(3)),
+        lambda x: np.where(x > 0, np.log(x ** 2), -9.0) + x * 2.0),
 }
 
 
@@ -186,9 +264,15 @@ def test_a_comparison_into_a_plain_array_keeps_no_derivative():
                              engaged=False, every=1)
 
 
-def test_arithmetic_into_a_plain_array_still_raises():
+def test_arithmetic_into_a_plain_array_made_outside_still_raises():
+    made_outside = np.zeros(3)
     with pytest.raises(TypeError, match=r"numpy.add\(..., out=...\)"):
-        dualad.grad(lambda x: np.sum(np.add(x, 1.0, out=np.zeros(3))))(X)
+        dualad.grad(lambda x: np.sum(np.add(x, 1.0, out=made_outside)))(X)
+    with pytest.raises((TypeError, ValueError)):  # NumPy's own ValueError for a 0-d Dual
+        dualad.grad(lambda x: np.sum(made_outside.__setitem__(0, x[0])))(X)
+    with pytest.raises(TypeError, match="np.zeros_like"):
+        dualad.grad(lambda x: np.sum(made_outside.__setitem__(slice(2), x[:2])))(X)
+    np.testing.assert_array_equal(made_outside, 0.0)
 
 
 def test_a_complex_literal_times_a_scalar_dual():
@@ -205,3 +289,93 @@ def test_a_complex_literal_times_a_scalar_dual():
     assert_allclose(dualad.jacfwd(voigt_like)(p), fd, rtol=1e-7, atol=1e-8)
     run_like_the_interpreter(voigt_like, lambda k: None, args=lambda k: (p * (1 + 0.1 * k),),
                              every=1)
+
+
+def test_a_fillable_is_numpy_s_array_until_a_dual_is_written():
+    seen = {}
+
+    def f(x):
+        a = np.zeros(3)
+        a[0] = 1.0
+        b = np.asarray(a)  # the array itself, as NumPy's asarray gives it
+        b[1] = 5.0
+        seen["plain"] = (a[1], type(a + 1.0), type(a[1:] * 2.0), a.shape, a.dtype, len(a))
+        return x * a
+
+    assert_allclose(dualad.jacfwd(f)(X), np.diag([1.0, 5.0, 0.0]))
+    assert seen["plain"] == (5.0, np.ndarray, np.ndarray, (3,), np.float64, 3)
+    out = dualad.jacfwd(lambda x: np.zeros(3))(X)  # never written: no derivative
+    assert type(out) is np.ndarray and not out.any()
+    primal, tangent = dualad.jvp(lambda x: np.ones(2), (X,), (X,))
+    assert type(primal) is np.ndarray and type(tangent) is np.ndarray
+
+
+def test_threads_and_libraries_get_numpy_s_arrays():
+    scipy_linalg = pytest.importorskip("scipy.linalg")
+    found = []
+
+    def other_thread():
+        found.append(type(np.zeros(2)))
+
+    def f(x):
+        worker = threading.Thread(target=other_thread)
+        worker.start()
+        worker.join()
+        found.append(type(scipy_linalg.block_diag(np.eye(2))))  # SciPy's own np.zeros
+        found.append(type(np.zeros(2, dtype=int)))
+        # C code calling np.empty (NumPy's random generators, Cython) takes its result
+        # for an ndarray unchecked: it gets one
+        found.append(type(np.random.default_rng(0).standard_normal(2)))
+        make = np.zeros  # a call that does not name the maker: NumPy's array
+        found.append(type(make(2)))
+        return x
+
+    dualad.jacfwd(f)(X)
+    assert found == [np.ndarray] * 5
+
+
+def test_an_array_kept_from_a_call_is_never_silently_wrong():
+    kept = []
+
+    def f(x):
+        out = np.zeros(3)
+        out[0] = x[0] * 2.0
+        kept.append(out)
+        return out
+
+    for transform in (dualad.jacfwd(f), dualad.jacrev(f), dualad.jacfwd(f, replay=False)):
+        for _ in range(10):
+            assert_allclose(transform(X)[0], [2.0, 0.0, 0.0])
+        for out in (kept[0], kept[-1]):
+            with pytest.raises(EscapedDualError):
+                out + 1.0
+        kept.clear()
+
+
+def test_an_inner_transform_s_dual_written_after_an_outer_one():
+    def g(x, p):
+        out = np.zeros(2)
+        out[0] = p[0] * 3.0  # of the outer transform only
+        out[1] = x[0] * p[0]
+        return out
+
+    inner = lambda p: dualad.jacfwd(lambda x: g(x, p))(np.array([2.0]))  # noqa: E731
+    assert_allclose(dualad.jacfwd(inner)(np.array([1.5])), [[[0.0]], [[1.0]]])
+    assert_allclose(dualad.jacfwd(lambda p: g(np.array([2.0]), p))(np.array([1.5])),
+                    [[3.0], [2.0]])
+
+
+def test_fillable_dtypes_follow_numpy():
+    x32 = X.astype(np.float32)
+
+    def into(dtype):
+        def f(x):
+            out = np.zeros(3, dtype)
+            out[:] = x
+            return out
+        return f
+
+    assert dualad.jacfwd(into(np.float32))(X).dtype == np.float32
+    assert dualad.jacfwd(into(np.float64))(x32).dtype == np.float64
+    assert_allclose(dualad.jacfwd(into(np.float32))(X), np.eye(3))
+    assert not dualad.jacfwd(into(int))(X).any()  # an int array: piecewise constant

@@ -43,6 +43,7 @@ import numpy as np
 import optree
 
 from ..dual import Dual
+from ..fillable import resolved_tree
 from .live import INTERPRETING, RECORDING, REPLAYING, Live, Session
 from .rerun import duals_of, replay_log
 from .program import GuardFailed
@@ -293,7 +294,7 @@ class Replayed:
             seen["called"] = len(recorder.operations)
             live_args, seen["arguments"] = _live_arguments(fargs, traced_args, session)
             session.arguments_spec = seen["arguments"]
-            out = seen["out"] = fun(*live_args)
+            out = seen["out"] = resolved_tree(fun(*live_args))
             if session.mode == INTERPRETING:  # an operation could not be recorded
                 raise _Continued(session.finish_interpreting(out))
             try:
@@ -380,7 +381,7 @@ class Replayed:
         except GuardFailed:  # the transform's seeding took another branch
             return self.body(fun, *args)
         try:
-            out = fun(*arguments)
+            out = resolved_tree(fun(*arguments))
             if session.mode == REPLAYING:
                 single = recording.single_output
                 if session.position == len(recording.steps) and (

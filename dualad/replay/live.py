@@ -29,6 +29,7 @@ import numpy as np
 import optree
 
 from ..dual import Dual
+from ..fillable import holds_fillable, resolved_tree
 from ..primitive import EscapedDualError, Tag
 from .coroutine import Coroutine
 from .rerun import (PROPERTIES, call_operation, duals_of, rebuild, replay_log, replay_steps,
@@ -345,6 +346,18 @@ class Session:
     # -- operations --------------------------------------------------------------------
 
     def operate(self, name: str, live: Live, args: tuple, kwargs: dict) -> Any:
+        if holds_fillable(args) or kwargs and holds_fillable(kwargs):
+            if name == "__array_ufunc__" and holds_fillable(kwargs.get("out")):
+                return NotImplemented  # the Fillable's own: it writes the result
+            args, kwargs = resolved_tree(args), resolved_tree(kwargs)
+            if self.mode == REPLAYING:  # the step's code met the Fillable, not its value
+                step = self.upcoming[self.position]
+                if step.name is name:
+                    result = (step.run(self, live, args[0]) if name in BINARY else
+                              step.run(self, live) if name in UNARY else
+                              step.run(self, live, args, kwargs))
+                    if result is not MISS:
+                        return result
         mode = self.mode
         if name == "__array_function__":  # (func, types, args, kwargs): types follow
             args = (args[0], None, args[2], args[3])
@@ -430,7 +443,8 @@ class Session:
         self.scalar_slots = {}
         wrapped = self._wrap(result)
         step.result, step.scalars = wrapped, self.scalar_slots
-        if name in WRITES or (name == "__array_function__" and args[0] in _WRITING):
+        if name in WRITES or (name == "__array_function__" and args[0] in _WRITING) or (
+                name == "__array_ufunc__" and kwargs.get("out") is not None):
             for other in self.lives:
                 value = _innermost(self.duals[other._index])
                 if not isinstance(value, Traced):
