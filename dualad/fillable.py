@@ -100,7 +100,10 @@ class Fillable:
         if dual is None:
             array = root._array
             fill = root._fill
-            constant = fill if fill is not None and _all_bits(array, fill) else array.copy()
+            # the number it was made of while it still holds only that (a float an ODE's
+            # t makes is an input of a replay), else its numbers
+            constant = fill if fill is not None and array.tobytes() == np.array(
+                fill, array.dtype).tobytes() * array.size else array.copy()
             root._dual = np.full_like(like, constant, shape=array.shape, dtype=array.dtype)
         elif like._tag.level > dual._tag.level:
             lifted = np.full_like(like, 0.0, shape=dual.shape, dtype=dual.dtype)
@@ -108,14 +111,17 @@ class Fillable:
             root._dual = lifted
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        value = _operand(value)
-        if isinstance(value, Boxed):
+        if not isinstance(value, Boxed):
+            value = _operand(value)
+            if not isinstance(value, Boxed):
+                root = self if self._root is None else self._root
+                (self._array if root._dual is None else self.value())[index] = value
+                return
+        root = self if self._root is None else self._root
+        if root._dual is None or value._tag.level > root._dual._tag.level:
             self._become(value)
-        elif not self.filled:
-            self._array[index] = value
-            return
         target = self.value()
-        if isinstance(value, Boxed) and value.dtype != target.dtype:
+        if value.dtype != target.dtype:
             value = value.astype(target.dtype)  # as NumPy casts what it writes
         target[index] = value
 
@@ -279,13 +285,3 @@ def _operand(value: Any) -> Any:
     from .operands import written_value  # (operands imports this module)
 
     return written_value(value)
-
-
-def _all_bits(array: np.ndarray, fill: Any) -> bool:
-    """Whether every element of ``array`` has the bits of ``fill`` in its dtype."""
-    if not array.size:
-        return True
-    one = np.asarray(fill).astype(array.dtype, copy=False).reshape(1)
-    flat = array.reshape(-1)
-    return bool((flat.view(np.uint8).reshape(flat.size, -1)
-                 == one.view(np.uint8)).all())
