@@ -522,7 +522,23 @@ READS = [
     (lambda x: np.where(x > GLOBAL["scale"], x, 0.5 * x), lambda r: None),
     (lambda x: x + float(np.sum(dualad.primal_value(x)) > 0), lambda r: None),
     (lambda x: np.exp(-x ** 2) * math.cos(GLOBAL["scale"]), lambda r: None),
+    # decisions on NumPy's booleans and on comparisons Python makes (max, min)
+    (lambda x: x * max(0.1, x[0]) + min(x[1], GLOBAL["scale"]), lambda r: None),
+    (lambda x: 2.0 * x if (x[0] > -5.0) & (x[1] < GLOBAL["scale"] + 5.0) else x - 1.0,
+     lambda r: None),
+    (lambda x: np.sin(x) if bool(np.all(x < GLOBAL["scale"])) == GLOBAL["flag"]
+     else np.cos(x), lambda r: None),
+    (lambda x: _filled(x), lambda r: None),  # an array made in the function, then filled
 ]
+
+
+def _filled(x):
+    out = np.zeros(3)
+    out[0] = x[0] * GLOBAL["scale"]
+    out[1:] = x[1:] * GLOBAL["array"][1:]
+    mask = x > 0.5
+    out[mask] += 1.0
+    return out
 
 
 @given(steps=st.lists(st.integers(0, len(READS) - 1), min_size=1, max_size=5),
