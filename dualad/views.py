@@ -32,7 +32,10 @@ def store(x: Dual, index_tuple: tuple, value: Any) -> None:
         primal = primal._wrap(primal.primal, primal.tangent)
         store(primal, index_tuple, v_primal)
     elif isinstance(primal, (np.ndarray, np.generic)):
-        primal = primal.copy() if isinstance(primal, np.ndarray) else np.array(primal)
+        # (a 0-d value may be a NumPy scalar, which a replay's recording traces: np.copy
+        # makes it an array in both)
+        primal = primal.copy() if isinstance(primal, np.ndarray) and primal.ndim \
+            else np.copy(primal)
         if isinstance(v_primal, np.ndarray) and type(v_primal) is not type(primal):
             primal = np.zeros_like(v_primal, primal.dtype, shape=primal.shape) + primal  # see it recorded
         primal[index] = v_primal

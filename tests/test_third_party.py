@@ -40,7 +40,7 @@ def _rhs_filled(x):
     dy = np.zeros(3)  # an ODE right-hand side's first line
     dy[0] = x[1]
     dy[1] = -np.sin(x[0]) * x[2]
-    dy[2] = 2.0 * x[0]
+    dy[2] += 2.0 * x[0]  # an element updated in place
     return dy
 
 
