@@ -257,26 +257,24 @@ def _check_jacobian(kind, k, result, f, x, f0, jax_jac) -> str | None:
     return f"{kind}#{k + 1}: mismatch vs FD (max abs err {err}) and vs JAX ({jax_err})"
 
 
-def _check_hessian(k, result, f, x, calls, jax_hess) -> str | None:
+def _check_hessian(k, result, summed, x, calls, jax_hess) -> str | None:
     ref = jax_hess
     if ref is not None and close(result, ref, 1e-6, 1e-9)[0]:
         return None
 
-    def summed(z):
-        return np.sum(np.asarray(f(z), float))
-
     def fd_gradient(z):
         return fd_jacobian(summed, z, 1e-5)
 
-    exact_gradient = None
-    for src in ("jacrev", "jacfwd"):
-        if calls.get(src) and isinstance(calls[src][0], np.ndarray):
-            def exact_gradient(z, src=src):
-                return np.asarray(getattr(dualad, src)(summed)(z), float)
-            break
-    if exact_gradient is None:
+    # dualad's gradient (a fresh transform per evaluation), from a transform that worked.
+    source = next((kind for kind in ("jacrev", "jacfwd")
+                   if calls.get(kind) and isinstance(calls[kind][0], np.ndarray)), None)
+    if source is None:
         ok, err, _ = fd_match(result, fd_gradient, x, rtol=1e-3, atol=1e-5)
     else:
+        transform = getattr(dualad, source)
+
+        def exact_gradient(z):
+            return np.asarray(transform(summed)(z), float)
         try:
             ok, err, _ = fd_match(result, exact_gradient, x)
         except Exception:
@@ -292,6 +290,11 @@ def _collect_wrong(wrong: list[str], calls, f, x, f0, jax_jac, jax_hess) -> None
 
     Appends as it goes: lines found before a time-out or an error are kept.
     """
+    # One function object for every Hessian check of the case: dualad keeps a
+    # transform's replay state per function.
+    def summed(z):
+        return np.sum(np.asarray(f(z), float))
+
     for kind in TRANSFORMS:
         results = calls.get(kind, [])
         for k, result in enumerate(results):
@@ -303,7 +306,7 @@ def _collect_wrong(wrong: list[str], calls, f, x, f0, jax_jac, jax_hess) -> None
                     wrong.append(f"{kind}#{k + 1} differs from {kind}#1 (max diff {diff:.3g})")
                 continue
             if kind == "hessian":
-                line = _check_hessian(k, result, f, x, calls, jax_hess)
+                line = _check_hessian(k, result, summed, x, calls, jax_hess)
             else:
                 line = _check_jacobian(kind, k, result, f, x, f0, jax_jac)
             if line:
