@@ -26,11 +26,11 @@ at every call).
 >>> def rhs(y):
 ...     dy = np.zeros(2)
 ...     dy[0] = y[1]
-...     dy[1] = -np.sin(y[0])
+...     dy[1] = np.sin(y[0]) - y[1]
 ...     return dy
 >>> dualad.jacfwd(rhs)(np.array([0.0, 1.0]))
 array([[ 0.,  1.],
-       [-1.,  0.]])
+       [ 1., -1.]])
 """
 
 from __future__ import annotations
