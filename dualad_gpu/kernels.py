@@ -124,6 +124,7 @@ if hasattr(ops, "polygamma"):  # declared when scipy is installed
 # no y0/y1: those raise a clear error under dualad_gpu).
 SPECIAL_BY_NAME: dict[str, Callable] = {
     "psi": jax.scipy.special.digamma,
+    "exp10": lambda x: jnp.power(10.0, x),
     "log_expit": jax.nn.log_sigmoid,
     "j0": lambda x: jax.scipy.special.bessel_jn(x, v=0)[0],
     "j1": lambda x: jax.scipy.special.bessel_jn(x, v=1)[1],

@@ -56,6 +56,8 @@ if sc is not None:
              UNARY, (0.2, 4.0),
              jax=_jax_expn),
         Spec("scipy.special.dawsn", sc.dawsn, UNARY, (-4.0, 4.0), jax=jsp.dawsn),
+        Spec("scipy.special.exp10", sc.exp10, UNARY, (-3.0, 3.0), jax=lambda x: 10.0 ** x),
+        Spec("scipy.special.exp2", sc.exp2, UNARY, (-3.0, 3.0), jax=jnp.exp2),
         # The Faddeeva function of a real x (a Voigt profile's kernel): complex values.
         Spec("scipy.special.wofz", lambda x: (np.real(sc.wofz(x)), np.imag(sc.wofz(x))),
              UNARY, (-4.0, 4.0),

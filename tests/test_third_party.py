@@ -379,3 +379,16 @@ def test_fillable_dtypes_follow_numpy():
     assert dualad.jacfwd(into(np.float64))(x32).dtype == np.float64
     assert_allclose(dualad.jacfwd(into(np.float32))(X), np.eye(3))
     assert not dualad.jacfwd(into(int))(X).any()  # an int array: piecewise constant
+
+
+def test_a_one_element_point_of_a_bivariate_normal_broadcasts_as_scipy_s():
+    """filterpy's InformationFilter: ``logpdf`` of a point of one element against a
+    mean of two, which SciPy reads as the row ``x[None, :]`` and broadcasts."""
+    from scipy.stats import multivariate_normal
+
+    mean, cov = np.array([0.5, 1.5]), np.array([[2.0, 0.3], [0.3, 1.0]])
+    f = lambda x: multivariate_normal.logpdf(x[:1], mean, cov)  # noqa: E731
+    h = 1e-6
+    fd = [(f(X + h * e) - f(X - h * e)) / (2 * h) for e in np.eye(3)]
+    assert_allclose(dualad.grad(f)(X), fd, rtol=1e-7, atol=1e-9)
+    assert_allclose(dualad.primal_value(f(X)), multivariate_normal.logpdf(X[:1], mean, cov))

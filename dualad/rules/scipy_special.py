@@ -128,6 +128,9 @@ if sc is not None:
     expn = elementwise(sc.expn, None, lambda ans, n, x: where(
         equal(n, 0.0), -ans * (1.0 + 1.0 / x), -expn(n - 1.0, x)))
     dawsn = elementwise(sc.dawsn, lambda ans, x: 1.0 - 2.0 * x * ans)
+    # SciPy's 10ˣ and 2ˣ (NumPy's exp2 is another ufunc)
+    exp10 = elementwise(sc.exp10, lambda ans, x: ans * math.log(10.0))
+    scipy_exp2 = elementwise(sc.exp2, lambda ans, x: ans * math.log(2.0))
     # The Faddeeva function (Voigt profiles), holomorphic: w'(z) = -2z·w(z) + 2i/√π.
     wofz = elementwise(sc.wofz, lambda ans, z: -2.0 * z * ans + _TWO_I_OVER_SQRT_PI)
     wofz.complex_ok = True

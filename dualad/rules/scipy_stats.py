@@ -392,8 +392,8 @@ def _mvn_logpdf(self, x, mean=None, cov=1, allow_singular=False):
     x_ndim = np.ndim(primal_value(x))
     if x_ndim == 0:
         x = np.reshape(x, (1, 1))
-    elif x_ndim == 1:
-        x = np.reshape(x, (-1, 1) if dim == 1 else (1, dim))
+    elif x_ndim == 1:  # (as SciPy: x[:, None] if dim == 1 else x[None, :])
+        x = np.reshape(x, (-1, 1) if dim == 1 else (1, -1))
     dev = x - mean
     if not allow_singular:
         try:
