@@ -23,6 +23,10 @@ settings.register_profile("ci", deadline=None, derandomize=True, max_examples=10
 settings.register_profile("dev", deadline=None, max_examples=15, print_blob=True)
 settings.register_profile("thorough", deadline=None, max_examples=200, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+#: Examples of each property of each spec row (test_rules, test_reverse_rules,
+#: test_hyperdual_rules: over 14,000 row-property pairs, half the suite's time at the
+#: profile's size): half the profile's, each a fresh random point of the row's domain.
+PER_ROW_EXAMPLES = max(1, settings.default.max_examples // 2)
 
 # Hypothesis (6.170) links the settings of each parametrized case of a @given test to
 # those of the case before (settings.default._fallback grows by one per case), and

@@ -13,11 +13,12 @@ from __future__ import annotations
 import numpy as np
 import optree
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
 import dualad
+from conftest import PER_ROW_EXAMPLES
 from dualad import HyperDual
 from specs import SPECS
 
@@ -37,6 +38,7 @@ def _part(out, name: str, shape) -> np.ndarray:
 
 
 @pytest.mark.parametrize("spec, shapes", CASES)
+@settings(max_examples=PER_ROW_EXAMPLES)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_hyperdual_parts_match_forward_over_forward(spec, shapes, seed):
     rng = np.random.default_rng(seed)

@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 import optree
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
 import dualad
+from conftest import PER_ROW_EXAMPLES
 from specs import SPECS
 
 CASES = [pytest.param(spec, shapes, id=f"{spec.id}-{i}")
@@ -36,6 +37,7 @@ def _draw(spec, shapes, seed):
 
 
 @pytest.mark.parametrize("spec, shapes", CASES)
+@settings(max_examples=PER_ROW_EXAMPLES)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_adjoint_identity(spec, shapes, seed):
     rng, args = _draw(spec, shapes, seed)
@@ -54,6 +56,7 @@ def test_adjoint_identity(spec, shapes, seed):
 
 
 @pytest.mark.parametrize("spec, shapes", CASES)
+@settings(max_examples=PER_ROW_EXAMPLES)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_jacrev_equals_jacfwd(spec, shapes, seed):
     _, args = _draw(spec, shapes, seed)

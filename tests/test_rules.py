@@ -24,6 +24,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import dualad
+from conftest import PER_ROW_EXAMPLES
 from specs import SPECS, Spec
 
 # ---------------------------------------------------------------------------
@@ -95,6 +96,7 @@ def is_float(x) -> bool:
 
 
 @pytest.mark.parametrize("spec, shapes", CASES)
+@settings(max_examples=PER_ROW_EXAMPLES)
 @given(seed=seeds)
 def test_jvp_matches_central_differences(spec, shapes, seed):
     rng, args = draw(spec, shapes, seed)
@@ -108,6 +110,7 @@ def test_jvp_matches_central_differences(spec, shapes, seed):
 
 
 @pytest.mark.parametrize("spec, shapes", CASES)
+@settings(max_examples=PER_ROW_EXAMPLES)
 @given(seed=seeds)
 def test_jvp_is_linear_in_the_tangent(spec, shapes, seed):
     rng, args = draw(spec, shapes, seed)
@@ -121,6 +124,7 @@ def test_jvp_is_linear_in_the_tangent(spec, shapes, seed):
 
 
 @pytest.mark.parametrize("spec, shapes", CASES)
+@settings(max_examples=PER_ROW_EXAMPLES)
 @given(seed=seeds)
 def test_batched_seeds_equal_single_jvps(spec, shapes, seed):
     rng, args = draw(spec, shapes, seed)
@@ -133,6 +137,7 @@ def test_batched_seeds_equal_single_jvps(spec, shapes, seed):
 
 
 @pytest.mark.parametrize("spec, shapes", CASES)
+@settings(max_examples=PER_ROW_EXAMPLES)
 @given(seed=seeds)
 def test_float32_in_float32_out(spec, shapes, seed):
     rng, args = draw(spec, shapes, seed)
@@ -153,7 +158,7 @@ def test_float32_in_float32_out(spec, shapes, seed):
 
 
 @pytest.mark.parametrize("spec, shapes", CASES)
-@settings(max_examples=min(10, settings.default.max_examples))
+@settings(max_examples=PER_ROW_EXAMPLES)
 @given(seed=seeds)
 def test_jacfwd_equals_jvps_of_unit_vectors(spec, shapes, seed):
     _, args = draw(spec, shapes, seed)
@@ -179,7 +184,7 @@ def test_jacfwd_equals_jvps_of_unit_vectors(spec, shapes, seed):
 
 
 @pytest.mark.parametrize("spec, shapes", CASES)
-@settings(max_examples=min(10, settings.default.max_examples))
+@settings(max_examples=PER_ROW_EXAMPLES)
 @given(seed=seeds)
 def test_jvp_rule_differentiates_again(spec, shapes, seed):
     """Forward over forward: the rule, written with primitives, has the right derivative."""
