@@ -70,16 +70,18 @@ def holds_dual(a: Any) -> bool:
     return False
 
 
-def _called_by_name(name: str, kept: frozenset) -> bool:
+def _called_by_name(name: str, kept: frozenset, sourceless: bool = False) -> bool:
     """Whether the wrapper of NumPy's ``name`` was called by Python code naming it
     (``np.zeros(n)``, ``numpy.asarray(x)``) outside the packages ``kept``. C code
     calling it (a Cython extension's ``np.empty``, which takes its result for an
-    ndarray unchecked) and the packages kept get NumPy's own function."""
+    ndarray unchecked) and the packages kept get NumPy's own function. Code whose
+    source is not at hand (``exec``, ``python -c``) gets ``sourceless``."""
     frame = sys._getframe(2)
     if frame.f_globals.get("__name__", "").partition(".")[0] in kept \
             and not frame.f_code.co_filename.startswith("<"):  # (a doctest of the package)
         return False
-    return _callee(frame) == name
+    callee = _callee(frame)
+    return callee == name or (sourceless and callee is _NO_SOURCE)
 
 
 #: NumPy's and SciPy's own code keeps NumPy's conversions: dualad differentiates their
@@ -93,12 +95,12 @@ _KEEP_NUMPY_S = _LIBRARIES | {"dualad", "dualad_gpu", "jax", "jaxlib", "pandas",
                               "dask", "numba", "matplotlib", "sklearn"}
 #: (code, instruction) -> the name the call made there calls, read once from its source.
 _CALLEES: dict = {}
-_UNREAD = object()
+_UNREAD, _NO_SOURCE = object(), object()
 
 
-def _callee(frame: Any) -> str | None:
+def _callee(frame: Any) -> Any:
     """The name of the function the call under way in ``frame`` calls (``zeros`` for
-    ``np.zeros(3)``), or None (another expression, no source)."""
+    ``np.zeros(3)``), None for another expression, :data:`_NO_SOURCE` without source."""
     key = (frame.f_code, frame.f_lasti)
     name = _CALLEES.get(key, _UNREAD)
     if name is _UNREAD:
@@ -109,12 +111,12 @@ def _callee(frame: Any) -> str | None:
     return name
 
 
-def _read_callee(code: Any, offset: int, globals_: dict) -> str | None:
+def _read_callee(code: Any, offset: int, globals_: dict) -> Any:
     try:
         line, end_line, col, end_col = list(code.co_positions())[offset // 2]
         lines = [text.encode() for text in linecache.getlines(code.co_filename, globals_)]
         if None in (line, end_line, col, end_col) or len(lines) < end_line:
-            return None
+            return _NO_SOURCE
         if line == end_line:
             source = lines[line - 1][col:end_col]
         else:
@@ -176,7 +178,7 @@ def _array(object: Any, dtype: Any = None, *, copy: bool | None = True, order: s
     if not _RUNNING:
         _restore()
     if type(object) is _ndarray and not object.dtype.hasobject or kwargs \
-            or not holds_dual(object) or not _called_by_name("array", _LIBRARIES):
+            or not holds_dual(object) or not _called_by_name("array", _LIBRARIES, True):
         return NUMPY["array"](object, dtype, copy=copy, order=order, subok=subok,
                               ndmin=ndmin, **kwargs)
     return _as_dual(object, dtype, copy, ndmin, "array")
@@ -192,7 +194,7 @@ def _converter(name: str) -> Callable:
         # (order, positional or not, changes no value of a Dual: its layout is its own)
         if type(a) is _ndarray and not a.dtype.hasobject or len(args) > 1 \
                 or not set(kwargs) <= {"order", "copy"} or not holds_dual(a) \
-                or not _called_by_name(name, _LIBRARIES):
+                or not _called_by_name(name, _LIBRARIES, True):
             return numpy(a, dtype, *args, **kwargs)
         return _as_dual(a, dtype, kwargs.get("copy"), 0, name)
 
