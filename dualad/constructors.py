@@ -1,4 +1,5 @@
-"""NumPy's array constructors while a transform runs: ``np.asarray(x)`` of a Dual is a Dual.
+"""NumPy's array constructors while a transform runs: ``np.asarray(x)`` of a Dual is a
+Dual, and ``np.zeros(n)`` can be filled with Duals.
 
 Library code starts with ``x = np.asarray(x, dtype=float)`` or ``np.array(x).ravel()``,
 and builds matrices as ``np.array([[x[0], 0.1], [0.1, x[1]]])``. NumPy offers no
@@ -14,7 +15,13 @@ NumPy's own function unchanged. After the last transform has returned, the first
 constructor call puts NumPy's functions back: code that runs outside a transform
 calls NumPy directly, at no cost. Code that holds NumPy's functions under other
 names (``from numpy import asarray``) and C extensions still see plain arrays, or
-dualad's error for a Dual.
+dualad's error for a Dual: the wrappers answer only Python code that names them
+(``np.asarray(x)``, read from the call's source once per call site).
+
+NumPy's makers of new arrays (``zeros``, ``empty``, ``ones``, ``full``, their
+``*_like``, ``eye``, ``identity``) are wrapped too: in the thread running a
+transform, a float array made by the code it runs is a
+:class:`~dualad.fillable.Fillable`, which becomes the Dual written into it.
 
 >>> import numpy as np, dualad
 >>> dualad.grad(lambda x: np.sum(np.asarray(x, dtype=float).ravel() ** 2))(np.ones(3))
