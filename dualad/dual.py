@@ -215,8 +215,7 @@ class Dual(Boxed):
             "(out[i] = x), make that array in the function being differentiated "
             "(np.zeros(n), np.empty(n), ...) or with np.zeros_like(x), so it can hold "
             "derivatives, or build the result with np.stack. Use dualad.primal_value(x) "
-            "only for a value that is meant to be a constant."
-        )
+            "only for a value that is meant to be a constant.")
 
     __complex__ = __float__
 
@@ -499,10 +498,8 @@ def check_tangent_shape(primal_shape: tuple, tangent_shape: tuple, seeds: bool =
     """Raise a ValueError naming both shapes when they differ."""
     if tuple(primal_shape) != tuple(tangent_shape):
         what = "tangent shape after the seed axis" if seeds else "tangent shape"
-        raise ValueError(
-            f"{what} {tuple(tangent_shape)} does not match the primal shape "
-            f"{tuple(primal_shape)}"
-        )
+        raise ValueError(f"{what} {tuple(tangent_shape)} does not match the primal shape "
+                         f"{tuple(primal_shape)}")
 
 
 def align_tangent(t: Any, ndim: int) -> Any:
