@@ -13,10 +13,14 @@ from hypothesis import settings
 import dualad.replay.cache
 
 # The suite records a signature at its second call (users' default: after
-# RECORD_AFTER interpreted calls), so that every test exercises the replay in a
-# few calls; test_replay.py tests the default as it is.
+# RECORD_AFTER interpreted calls) and compiles it after its first replay (users':
+# after COMPILE_AFTER), so that every test exercises the replay in a few calls, the
+# third call by the recorded calls run directly, the later ones by the compiled
+# code; test_replay.py tests the defaults as they are.
 DEFAULT_RECORD_AFTER = dualad.replay.cache.RECORD_AFTER
+DEFAULT_COMPILE_AFTER = dualad.replay.cache.COMPILE_AFTER
 dualad.replay.cache.RECORD_AFTER = 1
+dualad.replay.cache.COMPILE_AFTER = 1
 
 settings.register_profile("ci", deadline=None, derandomize=True, max_examples=10,
                           print_blob=True)

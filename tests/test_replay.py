@@ -203,7 +203,9 @@ def test_views_by_basic_indexing_need_no_overlap_guard():
         assert identical(grad(x), dualad.grad(f, replay=False)(x))
     assert _state(grad) == "replayed"
     recording = next(iter(grad.entries.values()))
-    assert not any(v is np.may_share_memory for v in recording.enter.__globals__.values())
+    assert recording.source is not None  # compiled
+    assert not any(v is np.may_share_memory
+                   for v in recording.code.enter.__globals__.values())
 
 
 @pytest.mark.parametrize("transform", ["jvp", "grad", "hvp"])
@@ -483,18 +485,24 @@ def test_calls_alternating_between_signatures_each_find_their_own():
 
 def test_a_signature_records_after_record_after_interpreted_calls(monkeypatch):
     """As users get it: RECORD_AFTER interpreted calls, then one recording, then
-    replays; every call the interpreter's, bit for bit."""
-    from conftest import DEFAULT_RECORD_AFTER
+    COMPILE_AFTER replays by the recorded calls run directly, then replays by the
+    compiled code; every call the interpreter's, bit for bit."""
+    from conftest import DEFAULT_COMPILE_AFTER, DEFAULT_RECORD_AFTER
     from dualad.replay import cache
 
     monkeypatch.setattr(cache, "RECORD_AFTER", DEFAULT_RECORD_AFTER)
+    monkeypatch.setattr(cache, "COMPILE_AFTER", DEFAULT_COMPILE_AFTER)
     f = lambda x: np.sum(np.sin(x) * x ** 2)
     grad = dualad.grad(f)
-    for k in range(DEFAULT_RECORD_AFTER + 3):
+    for k in range(DEFAULT_RECORD_AFTER + 1 + DEFAULT_COMPILE_AFTER + 2):
         x = np.linspace(-1.0, 1.0, 5) * (k + 1)
         assert identical(grad(x), dualad.grad(f, replay=False)(x))
+        recording = next(iter(grad.entries.values()))
+        compiled = k >= DEFAULT_RECORD_AFTER + DEFAULT_COMPILE_AFTER
+        assert isinstance(recording, cache.Recording) == (k >= DEFAULT_RECORD_AFTER)
+        assert (getattr(recording, "source", None) is not None) == compiled
     assert grad.counts == {"interpreted": DEFAULT_RECORD_AFTER, "recorded": 1,
-                           "replayed": 2, "continued": 0}
+                           "replayed": DEFAULT_COMPILE_AFTER + 2, "continued": 0}
 
 
 @pytest.mark.parametrize("problem", ["Weibull MLE, minimize(trust-exact)",

@@ -216,14 +216,15 @@ WARM_UP_SECONDS = 2.0
 
 def warm_up(thunk: Thunk) -> None:
     """Call ``thunk`` until it runs as it will from then on: dualad's transforms
-    interpret :data:`dualad.replay.RECORD_AFTER` calls of a signature, then record
-    it; peers fill their caches (``jax.jit`` compiles at the first call). At most
-    :data:`WARM_UP_SECONDS`, after the first call."""
+    interpret :data:`dualad.replay.RECORD_AFTER` calls of a signature, record it,
+    replay it :data:`dualad.replay.COMPILE_AFTER` times by running its calls
+    directly, then compile it; peers fill their caches (``jax.jit`` compiles at the
+    first call). At most :data:`WARM_UP_SECONDS`, after the first call."""
     from ..replay import cache
 
     thunk()
     deadline = time.perf_counter() + WARM_UP_SECONDS
-    for _ in range(cache.RECORD_AFTER):
+    for _ in range(cache.RECORD_AFTER + cache.COMPILE_AFTER + 1):
         if time.perf_counter() > deadline:
             break
         thunk()

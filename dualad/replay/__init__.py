@@ -11,10 +11,13 @@ check each operation against the recording — the same operation on the same
 values, constants identical bit for bit — and run that operation's recorded
 NumPy calls. The first difference hands the rest of the call to the interpreter.
 So a replayed call returns what the interpreter would, bit for bit, whatever
-the function reads or does between calls.
+the function reads or does between calls. A recording's first replays run its
+NumPy calls directly (:mod:`~dualad.replay.direct`); one replayed often enough
+is compiled into generated Python code (:mod:`~dualad.replay.program`).
 """
 
-from .cache import CACHE_SIZE, RECORD_AFTER, REPLAY_BY_DEFAULT, Interpreted, Replayed
+from .cache import (CACHE_SIZE, COMPILE_AFTER, RECORD_AFTER, REPLAY_BY_DEFAULT, Interpreted,
+                    Replayed)
 from .transformed import Transformed, replayed, replayed_call
 from .live import Live
 from .program import GuardFailed
@@ -22,7 +25,6 @@ from .recording import Recording
 from .templates import identical
 from .tracing import Recorder, Traced, Unrecordable
 
-__all__ = ["CACHE_SIZE", "REPLAY_BY_DEFAULT", "Interpreted", "Replayed", "Transformed",
-           "identical",
-           "replayed", "replayed_call", "Live", "GuardFailed", "Recording", "Recorder",
+__all__ = ["CACHE_SIZE", "COMPILE_AFTER", "RECORD_AFTER", "REPLAY_BY_DEFAULT", "Interpreted",
+           "Replayed", "Transformed", "identical", "replayed", "replayed_call", "Live", "GuardFailed", "Recording", "Recorder",
            "Traced", "Unrecordable"]

@@ -18,7 +18,9 @@ stages:
    that reads a value where the recording cannot see it keeps the interpreter);
 3. later calls run the user's function on Live values, operation by operation
    against the recording (see :mod:`dualad.replay.live`); at the first difference
-   the call continues in the interpreter (:mod:`dualad.replay.coroutine`).
+   the call continues in the interpreter (:mod:`dualad.replay.coroutine`). The
+   first :data:`COMPILE_AFTER` replays run the recorded NumPy calls directly
+   (:mod:`dualad.replay.direct`), the later ones the recording's compiled code.
 
 Nothing but the signature is keyed: whatever the function reads (globals,
 attributes, closures, arrays written in place, its other arguments) is checked
@@ -52,8 +54,8 @@ from .scalars import underflow_ignored
 from .templates import Bits, LiveRef, Objects, Opaque
 from .tracing import Recorder, Traced, Unrecordable, same_recording
 
-__all__ = ["Replayed", "REPLAY_BY_DEFAULT", "CACHE_SIZE", "RECORD_AFTER", "Interpreted",
-           "with_keywords"]
+__all__ = ["Replayed", "REPLAY_BY_DEFAULT", "CACHE_SIZE", "RECORD_AFTER", "COMPILE_AFTER",
+           "Interpreted", "with_keywords"]
 
 #: Whether transforms replay unless told ``replay=False``; the environment
 #: variable ``DUALAD_REPLAY=0`` turns it off for the process.
@@ -68,6 +70,12 @@ CACHE_SIZE = 8
 #: times (a short SciPy fit) is better off never recording, one called many times
 #: loses little by waiting. ``DUALAD_RECORD_AFTER`` sets it for the process.
 RECORD_AFTER = int(os.environ.get("DUALAD_RECORD_AFTER", "8"))
+
+#: Calls a recording replays by running its NumPy calls directly before its code is
+#: generated and compiled (see dualad.replay.direct): compiling costs 10 to 20
+#: interpreted calls and makes each replay up to twice as fast, so a transform
+#: called a few dozen times never pays for it. ``DUALAD_COMPILE_AFTER`` sets it.
+COMPILE_AFTER = int(os.environ.get("DUALAD_COMPILE_AFTER", "32"))
 
 #: Calls that left their recording (each followed by a new recording; less the
 #: replays between them, see REPLAYS_PER_MISS) after which a signature keeps the
@@ -353,9 +361,10 @@ class Replayed:
         memory holding other numbers: a value read where the recording cannot see it
         (NumPy's ``np.asarray``, C code) shows up as a difference."""
         twin = Recorder(poisoned=True)
-        traced = [twin.input(np.asarray(leaf)) for leaf in leaves]
-        substitute = {id(args[i]): (args[i], _argument_register(twin, args[i]))
-                      for i in recording.other_arguments}
+        with np.errstate(all="ignore"):
+            traced = [twin.input(np.asarray(leaf)) for leaf in leaves]
+            substitute = {id(args[i]): (args[i], _argument_register(twin, args[i]))
+                          for i in recording.other_arguments}
 
         def hook(*fargs: Any) -> Any:
             duals = duals_of(fargs, recording.arguments)
@@ -375,9 +384,10 @@ class Replayed:
 
     def _replay(self, key: tuple, recording: Recording, fun: Callable, args: tuple,
                 leaves: list, replayed: list | None) -> Any:
-        session = Session.replaying(recording, self.body, args)
+        code = recording.code  # one code for the whole call (compile may swap it)
+        session = Session.replaying(recording, code, self.body, args)
         try:
-            arguments = recording.enter(session, leaves, args)
+            arguments = code.enter(session, leaves, args)
         except GuardFailed:  # the transform's seeding took another branch
             return self.body(fun, *args)
         try:
@@ -389,11 +399,15 @@ class Replayed:
                         else type(out) is Live and out._index == single
                         and out._session is session):
                     try:
-                        result = recording.complete(session.registers)
+                        result = code.complete(session.registers)
                     except GuardFailed:
                         pass
                     else:
                         self.counts["replayed"] += 1
+                        if recording.source is None:
+                            recording.replays += 1
+                            if recording.replays >= COMPILE_AFTER:
+                                recording.compile()
                         if recording.misses:  # a miss is forgiven after REPLAYS_PER_MISS
                             recording.misses = max(0.0, recording.misses - 1 / REPLAYS_PER_MISS)
                         if replayed is not None:
@@ -401,7 +415,7 @@ class Replayed:
                         return result
                 session.materialize()
             self.counts["continued"] += 1
-            if recording.unrolled and not underflow_ignored():
+            if code.unrolled and not underflow_ignored():
                 # Python floats cannot stand for NumPy under this error state: the
                 # interpreter computes the call, and the recording stays for later ones.
                 return session.finish_interpreting(out)

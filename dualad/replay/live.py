@@ -248,13 +248,13 @@ class Session:
                  "context", "level", "coroutine", "changed", "_tag")
 
     @classmethod
-    def replaying(cls, recording: Any, body: Callable, arguments: tuple) -> Session:
-        """The session of a replayed call of ``recording``: ``Session(REPLAYING, ...)``
-        then :meth:`start`, in one step (the hot path)."""
+    def replaying(cls, recording: Any, code: Any, body: Callable, arguments: tuple) -> Session:
+        """The session of a call of ``recording`` replayed by ``code`` (its
+        :class:`~dualad.replay.direct.Code`), made in one step (the hot path)."""
         session = object.__new__(cls)  # (attributes set one by one keep a shared-key dict)
         session.mode, session.recording, session.nested = REPLAYING, recording, recording.nested
         session.count = session.position = 0
-        session.steps, session.upcoming = recording.steps, recording.upcoming
+        session.steps, session.upcoming = recording.steps, code.upcoming
         session.arguments_spec = recording.arguments
         session.body, session.arguments = body, arguments
         session.context, session.level = contextvars.copy_context(), Tag.reserve()
@@ -267,11 +267,7 @@ class Session:
         self.nested = nested            # whether the interpreter's primals are Duals
         self.count = 0                  # Live values made so far
         self.position = 0               # operations done so far
-        self.arguments: tuple = ()     # the transform's arguments
-        if mode == REPLAYING:  # the hot path: the rest is made when needed
-            self.steps, self.upcoming = recording.steps, recording.upcoming
-            self.arguments_spec = recording.arguments
-            return
+        self.arguments: tuple = ()     # the transform's arguments (replayed: see replaying)
         self.arguments_spec: list = []  # how the function's arguments were made
         self.duals = {}
         #: (name, self, args, kwargs, result, floats taken as inputs) per operation

@@ -37,7 +37,7 @@ class Operation:
     """
 
     __slots__ = ("func", "args", "kwargs", "name", "mutates", "method", "outputs", "checks",
-                 "errstate", "into", "operator")
+                 "errstate", "into", "operator", "_registers")
 
     def __init__(self, func: Callable, args: Any, kwargs: Any, name: str,
                  mutates: bool, method: bool = False) -> None:
@@ -52,27 +52,46 @@ class Operation:
         #: Whether a ufunc was called through a Python operator (``a * b``): on NumPy
         #: scalars that is their own arithmetic, whose warnings say "scalar".
         self.operator = False
+        self._registers: list[int] | None = None
+
+    def registers(self) -> list[int]:
+        """The registers its arguments read, in order (its arguments never change)."""
+        found = self._registers
+        if found is None:
+            found = self._registers = registers_in((self.args, self.kwargs))
+        return found
 
 
-def argument_leaves(x: Any):
+def argument_leaves(x: Any) -> list:
     """The values in arguments (or their templates), in the order templates and
     replays walk them: through tuples, lists, dicts' values and slices' bounds."""
+    found: list = []
+    _walk(x, found.append)
+    return found
+
+
+def _walk(x: Any, visit: Callable[[Any], Any]) -> None:
     kind = type(x)
     if kind is tuple or kind is list:
         for item in x:
-            yield from argument_leaves(item)
+            if type(item) in _CONTAINERS:
+                _walk(item, visit)
+            else:
+                visit(item)
     elif kind is dict:
-        for item in x.values():
-            yield from argument_leaves(item)
+        _walk(tuple(x.values()), visit)
     elif kind is slice:
-        yield from argument_leaves((x.start, x.stop, x.step))
+        _walk((x.start, x.stop, x.step), visit)
     else:
-        yield x
+        visit(x)
 
 
-def registers_in(x: Any):
-    """The register numbers in a template of arguments."""
-    return (leaf.slot for leaf in argument_leaves(x) if type(leaf) is Register)
+_CONTAINERS = frozenset({tuple, list, dict, slice})
+
+
+def registers_in(x: Any) -> list[int]:
+    """The register numbers in a template of arguments, in order."""
+    return [leaf.slot for leaf in argument_leaves(x) if type(leaf) is Register]
 
 
 class Register:

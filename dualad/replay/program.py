@@ -248,8 +248,7 @@ def live_operations(operations: list[Operation], out_slots: set) -> list[Operati
         outputs = op.outputs if type(op.outputs) is tuple else (op.outputs,)
         if op.mutates or op.checks or needed.intersection(outputs):
             kept.append(op)
-            needed.update(registers_in(op.args))
-            needed.update(registers_in(op.kwargs))
+            needed.update(op.registers())
     kept.reverse()
     return kept
 
@@ -268,7 +267,7 @@ def reuse_memory(operations: list[Operation], made_by_ufunc: dict[int, tuple],
     viewed: set[int] = set()
     for op in operations:
         plain_ufunc = type(op.func) is np.ufunc and not op.kwargs
-        for slot in registers_in((op.args, op.kwargs)):
+        for slot in op.registers():
             last_reader[slot] = op
             if not plain_ufunc:
                 viewed.add(slot)
@@ -309,5 +308,5 @@ def _written_and_read_by_ufuncs(operations: list[Operation]) -> set:
         if target is not None:
             fresh.difference_update(registers_in((op.args[1:], op.kwargs)))
         elif not ufunc or op.mutates:
-            fresh.difference_update(registers_in((op.args, op.kwargs)))
+            fresh.difference_update(op.registers())
     return fresh

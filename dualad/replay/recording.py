@@ -1,4 +1,4 @@
-"""A recorded call, compiled: the code of each operation, and how to check a new call.
+"""A recorded call: the code of each operation, and how to check a new call.
 
 A :class:`Recording` is made from one call of a transform run by the
 interpreter on traced arrays (see :mod:`dualad.replay.tracing`), during which
@@ -10,20 +10,24 @@ Jacobian assembled). Each part becomes a generated Python function of the
 register list ``R``: the operations' own functions run in lockstep with the
 user's function, the last one builds the transform's result. Calls whose
 results nothing needs are dropped; each register is freed after its last use.
+
+Generating and compiling that code costs ten to twenty interpreted calls, so a
+recording first replays by running its calls directly (:mod:`.direct`), and is
+compiled (:meth:`Recording.compile`) once it has been replayed often enough.
 """
 
 from __future__ import annotations
 
 import functools
 import struct
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import optree
 
+from .direct import Code, direct_code
 from .live import BINARY, MISS, UNARY, Live, Session, Step
-from .operations import Operation, argument_leaves, registers_in
+from .operations import Operation, argument_leaves
 from .program import Emitter, common_subexpressions, live_operations, reuse_memory
 from .scalars import unrolled
 from .templates import (ArgRef, Bits, FloatIn, LiveRef, Named, NewLive, Own, Slot, Static, bits,
@@ -102,24 +106,50 @@ class Recording:
         wanted |= {spec.slot for spec in results if isinstance(spec, Slot)}
         kept = set(map(id, live_operations([op for op in operations if op is not None],
                                            wanted)))
-        emitter = Emitter()
-        emitter.kinds = recorder.kinds
-        emitter.python_values = {slot for op in operations if op is not None
-                                 for kind, slot, _ in op.checks
-                                 if kind == "equal"} | recorder.float_slots
         parts = [[op for op in operations[a:b] if id(op) in kept] for a, b in spans]
-        reuse_memory([op for part in parts for op in part], recorder.made_by_ufunc,
-                     wanted | set(self.inputs) | emitter.python_values)
-        self.array_registers = self.registers  # those after them hold Python floats
-        parts, self.registers = unrolled(parts, recorder.kinds, wanted, self.registers)
-        #: Whether it computes with Python floats (which need NumPy's default handling
-        #: of underflow; see dualad.replay.scalars).
-        self.unrolled = self.registers > self.array_registers
-        last_use, needed_later = _lifetimes(parts, results, wanted)
         slots = [spec.slot for spec in results if isinstance(spec, Slot)]
         for spec in results:  # a result shared with the function, or twice in it: a copy
             if isinstance(spec, Slot):
                 spec.array = spec.slot in visible or slots.count(spec.slot) > 1
+        self.array_registers = self.registers  # those after them hold Python floats
+        self.operations = sum(len(part) for part in parts)
+        self.replays = 0  # replayed to the end, by the direct code
+        #: What :meth:`compile` needs, until it has run.
+        self._pending: tuple | None = (parts, results, wanted, recorder.kinds,
+                                       recorder.made_by_ufunc, recorder.float_slots)
+        last_use, needed_later = _lifetimes(parts, results, wanted)
+        kept_whole = wanted | self.float_inputs
+        frees = [sorted({slot for op in part for slot in (*op.registers(),
+                                                          *_outputs(op))
+                         if last_use.get(slot, index) == index and slot not in kept_whole
+                         and slot not in needed_later[index]})
+                 for index, part in enumerate(parts[:-1])] + [[]]
+        #: How calls are replayed: the recorded calls run directly at first, the
+        #: generated code once :meth:`compile` has run.
+        self.code: Code = direct_code(self, parts, frees, results)
+        self.source: str | None = None  # the generated code
+
+    def compile(self) -> None:
+        """Generate and compile the recording's code (see the module docstring), and
+        replay the calls that start from now on with it. Costs some ten to twenty
+        interpreted calls; :class:`~dualad.replay.cache.Replayed` calls it once a
+        recording has been replayed :data:`~dualad.replay.cache.COMPILE_AFTER` times."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        parts, results, wanted, kinds, made_by_ufunc, float_slots = pending
+        steps = [Step(step.name, step.template, step.errstate) for step in self.steps]
+        for copy, step in zip(steps, self.steps):
+            copy.result, copy.rebinds = step.result, step.rebinds
+        emitter = Emitter()
+        emitter.kinds = kinds
+        operations = [op for part in parts for op in part]
+        emitter.python_values = {slot for op in operations for kind, slot, _ in op.checks
+                                 if kind == "equal"} | float_slots
+        reuse_memory([op for part in parts for op in part], made_by_ufunc,
+                     wanted | set(self.inputs) | emitter.python_values)
+        parts, registers = unrolled(parts, kinds, wanted, self.array_registers)
+        last_use, needed_later = _lifetimes(parts, results, wanted)
         emitter.namespace.update(_STEP_NAMESPACE)
         source = self._function("part0", parts[0], emitter, needed_later[0], last_use, 0)
         for index, (step, part) in enumerate(zip(steps, parts[1:-1]), start=1):
@@ -127,18 +157,15 @@ class Recording:
                                      last_use, index, step=step)
         source += self._function(f"part{len(parts) - 1}", parts[-1], emitter,
                                  needed_later[-1], last_use, len(parts) - 1, results=results)
-        source += self._entry_source(emitter, bool(parts[0]))
-        self.source = "\n".join(source) + "\n"
+        source += self._entry_source(emitter, bool(parts[0]), registers)
         namespace = emitter.namespace
-        exec(_compiled(self.source), namespace)
-        #: ``enter(S, leaves, args)``: the registers of a replayed call (the transform's
-        #: seeding run), and the function's arguments, with Live values.
-        self.enter: Callable = namespace["enter"]
+        source = "\n".join(source) + "\n"
+        exec(_compiled(source), namespace)
         for index, step in enumerate(steps, start=1):
             step.run = namespace[f"part{index}"]
-        self.complete: Callable = namespace[f"part{len(parts) - 1}"]
-        self.upcoming = steps + [Step(None, None, None)]  # what a Live method looks at
-        self.operations = sum(len(part) for part in parts)
+        self.source = source
+        self.code = Code(namespace["enter"], steps + [Step(None, None, None)],
+                         namespace[f"part{len(parts) - 1}"], registers > self.array_registers)
 
     def _function(self, name: str, part: list[Operation], emitter: Emitter, stores: set,
                   last_use: dict, index: int, results: list | None = None,
@@ -147,9 +174,8 @@ class Recording:
         last returns the result's leaves), ``part(S, live, args, kwargs)`` for an
         operation: the check of its arguments, its NumPy calls, its result (or
         ``_MISS`` when the call is not the recorded one)."""
-        outputs = {s for op in part for s in (op.outputs if type(op.outputs) is tuple
-                                              else (op.outputs,)) if s is not None}
-        reads = sorted({slot for op in part for slot in registers_in((op.args, op.kwargs))}
+        outputs = {s for op in part for s in _outputs(op)}
+        reads = sorted({slot for op in part for slot in op.registers()}
                        - outputs)
         if step is None:
             lines = [f"def {name}(R):"]
@@ -273,12 +299,12 @@ class Recording:
 
     # -- a replayed call ---------------------------------------------------------------
 
-    def _entry_source(self, emitter: Emitter, prepare: bool) -> list[str]:
+    def _entry_source(self, emitter: Emitter, prepare: bool, registers: int) -> list[str]:
         """The source of ``enter``: the inputs into their registers, the transform's
         seeding (``prepare``), then the function's arguments: new Live values where
         the interpreter passes its Duals, the caller's own arguments elsewhere."""
         lines = ["def enter(S, leaves, args):",
-                 f"    R = S.registers = [None] * {self.registers}"]
+                 f"    R = S.registers = [None] * {registers}"]
         if self.held:
             lines.append("    S.targets = {}")
         count = len(self.inputs) - len(self.other_arguments)
@@ -333,7 +359,7 @@ def _lifetimes(parts: list[list[Operation]], results: list, wanted: set
     produced_in: dict[int, int] = {}
     for index, part in enumerate(parts):
         for op in part:
-            for slot in registers_in((op.args, op.kwargs)):
+            for slot in op.registers():
                 last_use[slot] = index
             for slot in op.outputs if type(op.outputs) is tuple else (op.outputs,):
                 if slot is not None:
@@ -349,6 +375,12 @@ def _lifetimes(parts: list[list[Operation]], results: list, wanted: set
         if slot in produced_in:
             needed_later[produced_in[slot]].add(slot)
     return last_use, needed_later
+
+
+def _outputs(op: Operation) -> tuple:
+    """The registers an operation writes its results into."""
+    found = op.outputs if type(op.outputs) is tuple else (op.outputs,)
+    return tuple(slot for slot in found if slot is not None)
 
 
 def _tree_expr(tree: Any, items: list[str], emitter: Emitter) -> str:

@@ -30,8 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .operations import (DEFAULT_ERRSTATE, Operation, Register, errstate_object,
-                         registers_in)
+from .operations import DEFAULT_ERRSTATE, Operation, Register, errstate_object
 
 __all__ = ["unrolled", "lines", "Elements", "ScalarCode", "NAMESPACE", "CHECK_ERRSTATE"]
 
@@ -212,7 +211,7 @@ def unrolled(parts: list[list[Operation]], kinds: dict, arrays: set, first_free:
     array_readers: set[int] = set(arrays)
     for op in operations:
         if id(op) not in codes:
-            array_readers.update(registers_in((op.args, op.kwargs)))
+            array_readers.update(op.registers())
     gain: dict[int, float] = {}
     parts_of: dict[int, set[int]] = {}  # group -> the parts it runs in
     part_of = {id(op): index for index, part in enumerate(parts) for op in part}

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..constructors import NUMPY
 from .operations import Operation, Register, errstate_object
 
 __all__ = ["Traced", "Recorder", "Unrecordable"]
@@ -520,19 +521,44 @@ class Recorder:
         return slot
 
 
+_empty_like = NUMPY["empty_like"]  # NumPy's own (not a transform's wrapper)
+
+
 def _poison(value: np.ndarray) -> np.ndarray:
     """An array of ``value``'s shape, dtype, strides and flags holding other numbers
-    (the same layout, so that code looking at strides or flags goes the same way)."""
+    (the same layout, so that code looking at strides or flags goes the same way).
+    Run under ``np.errstate(all="ignore")`` (the twin recording is)."""
     kind = value.dtype.kind
-    with np.errstate(all="ignore"):
+    if value.flags.c_contiguous or value.flags.f_contiguous:
+        poisoned = _empty_like(value)  # (order "K": the same strides)
+        if poisoned.strides != value.strides:
+            return _poison_strided(value)
         if kind == "b":
-            other = ~value
+            np.logical_not(value, out=poisoned)
         elif kind in "iu":
-            other = value + value.dtype.type(1)
+            np.add(value, value.dtype.type(1), out=poisoned)
         elif kind in "fc":
-            other = value * value.dtype.type(-1.5) + value.dtype.type(0.25)
+            np.multiply(value, value.dtype.type(-1.5), out=poisoned)
+            np.add(poisoned, value.dtype.type(0.25), out=poisoned)
         else:
-            other = value
+            np.copyto(poisoned, value)
+    else:
+        poisoned = _poison_strided(value)
+    poisoned.flags.writeable = value.flags.writeable
+    return poisoned
+
+
+def _poison_strided(value: np.ndarray) -> np.ndarray:
+    """:func:`_poison` of an array in any layout: memory spanning its strides."""
+    kind = value.dtype.kind
+    if kind == "b":
+        other = ~value
+    elif kind in "iu":
+        other = value + value.dtype.type(1)
+    elif kind in "fc":
+        other = value * value.dtype.type(-1.5) + value.dtype.type(0.25)
+    else:
+        other = value
     itemsize = value.dtype.itemsize
     low = sum(min(0, (n - 1) * s) for n, s in zip(value.shape, value.strides))
     high = sum(max(0, (n - 1) * s) for n, s in zip(value.shape, value.strides)) + itemsize
@@ -540,7 +566,6 @@ def _poison(value: np.ndarray) -> np.ndarray:
     poisoned = np.ndarray(value.shape, value.dtype, buffer=memory, offset=-low,
                           strides=value.strides)
     poisoned[...] = other
-    poisoned.flags.writeable = value.flags.writeable
     return poisoned
 
 
