@@ -391,7 +391,9 @@ class Replayed:
         except GuardFailed:  # the transform's seeding took another branch
             return self.body(fun, *args)
         try:
-            out = resolved_tree(fun(*arguments))
+            out = fun(*arguments)
+            if type(out) is not Live:
+                out = resolved_tree(out)
             if session.mode == REPLAYING:
                 single = recording.single_output
                 if session.position == len(recording.steps) and (

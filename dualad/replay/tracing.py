@@ -156,6 +156,11 @@ class Traced(np.ndarray):
 def _by_operator(ufunc: np.ufunc, *inputs: Any) -> Any:
     """``ufunc(*inputs)`` as ndarray's operator calls it, noted for the recorder (an
     operand with its own operator, a Dual, answers it through NumPy's protocol)."""
+    if all(type(x) in _OPERANDS or isinstance(x, np.generic) for x in inputs) and not any(
+            isinstance(x, np.ndarray) and x.dtype.hasobject for x in inputs):
+        # What the operator's call of the ufunc comes to (Traced.__array_ufunc__), at once.
+        return _recorder_of(inputs, {}).call(ufunc, inputs, {}, name=ufunc.__name__,
+                                             operator=True)
     recorder = next(x._recorder for x in inputs if type(x) is Traced)
     recorder.operator_call = (ufunc, inputs)
     try:
@@ -167,6 +172,9 @@ def _by_operator(ufunc: np.ufunc, *inputs: Any) -> Any:
     finally:
         recorder.operator_call = None
 
+
+#: Operand types whose operators defer to nothing: ndarray's operator calls the ufunc.
+_OPERANDS = frozenset({np.ndarray, float, int, bool, complex})
 
 _BINARY = {np.add: np.ndarray.__add__, np.subtract: np.ndarray.__sub__,
            np.multiply: np.ndarray.__mul__, np.true_divide: np.ndarray.__truediv__}
@@ -293,6 +301,8 @@ for _name in ("__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "_
 for _name in ("__neg__", "__pos__", "__abs__"):
     setattr(TracedFloat, _name, _float_method(_name, unary=True))
 del _name
+
+_OPERANDS = _OPERANDS | {Traced, TracedFloat}
 
 #: NumPy functions that write into an argument: never dropped from a program.
 MUTATING_FUNCTIONS = frozenset({np.copyto, np.put, np.place, np.put_along_axis,
