@@ -4,7 +4,9 @@ A filter case builds the filter with fixed matrices, sets the inputs from ``z``
 (the state, a measurement, a noise matrix or the filter's parameters), runs one
 step and returns the new state (and covariance, where the input is a noise
 matrix). The JAX reference runs the same step on the filter's class with its
-methods swapped to ``jax.numpy``.
+methods swapped to ``jax.numpy`` (the autograd column: ``autograd.numpy``); the
+case's own glue (``call``, ``step``, ``_ravel_concat``) is swapped too, so that
+only the package's code decides whether they run.
 """
 
 from __future__ import annotations
@@ -12,11 +14,10 @@ from __future__ import annotations
 import types
 from collections.abc import Callable, Iterator
 
-import jax.numpy as jnp
 import numpy as np
 
 from harness import Case
-from jax_swap import swap_class, swap_func, swap_instance
+from jax_swap import JAX, swap_class, swap_func, swap_instance
 
 ROOT = "filterpy"
 F2 = np.array([[1.0, 0.1], [0.0, 1.0]])
@@ -59,11 +60,11 @@ def _kalman_cases() -> list[Case]:
     def make(mode):
         x0 = {"state": [0.4, 1.2], "meas": [0.7], "R": [0.5], "Q": [0.1, 0.3]}[mode]
 
-        def make_jax():
+        def make_jax(backend=JAX):
             memo = {}
-            filter_class = swap_class(KalmanFilter, ROOT, memo)
-            white_noise = swap_func(Q_discrete_white_noise, ROOT, memo)
-            return lambda z: step(z, mode, jnp, filter_class, white_noise)
+            filter_class = swap_class(KalmanFilter, ROOT, memo, backend)
+            white_noise = swap_func(Q_discrete_white_noise, ROOT, memo, backend)
+            return lambda z: step(z, mode, backend.numpy, filter_class, white_noise)
 
         def f(z):
             return step(z, mode, np, KalmanFilter, Q_discrete_white_noise)
@@ -74,11 +75,13 @@ def _kalman_cases() -> list[Case]:
 
 
 def _function_case(name: str, fn: Callable, x0, call: Callable) -> Case:
-    """The case ``call(fn, x)`` at ``x0``; its JAX version is ``call(swapped fn, x)``."""
+    """The case ``call(fn, x)`` at ``x0``; its JAX or autograd version: ``call(swapped fn, x)``."""
     def make():
-        def make_jax():
-            swapped = swap_func(fn, ROOT, {}) if isinstance(fn, types.FunctionType) else fn
-            return lambda z: call(swapped, z)
+        def make_jax(backend=JAX):
+            swapped = (swap_func(fn, ROOT, {}, backend) if isinstance(fn, types.FunctionType)
+                       else fn)
+            glue = swap_func(call, __name__, {}, backend)
+            return lambda z: glue(swapped, z)
         return (lambda z: call(fn, z)), np.array(x0, float), make_jax
     return Case(ROOT, name, make)
 
@@ -150,10 +153,10 @@ def _sigma_point_cases() -> list[Case]:
         def make():
             points = cls(*args)
 
-            def make_jax():
-                swapped = swap_instance(points, ROOT)
+            def make_jax(backend=JAX):
+                swapped = swap_instance(points, ROOT, backend=backend)
                 return lambda z: swapped.sigma_points(
-                    z[:2], jnp.array([[z[2], 0.3], [0.3, z[3]]])).ravel()
+                    z[:2], backend.numpy.array([[z[2], 0.3], [0.3, z[3]]])).ravel()
 
             def f(z):
                 return points.sigma_points(z[:2], np.array([[z[2], 0.3], [0.3, z[3]]])).ravel()
@@ -177,11 +180,12 @@ def _sigma_point_cases() -> list[Case]:
 
 
 def _filter_case(name: str, build: Callable, step: Callable, x0) -> Case:
-    """``step(build(), x)``; for JAX, ``step`` on the built filter with swapped methods."""
+    """``step(build(), x)``; for JAX or autograd, ``step`` on the built filter, methods swapped."""
     def make():
-        def make_jax():
+        def make_jax(backend=JAX):
             memo = {}
-            return lambda z: step(swap_instance(build(), ROOT, memo), z)
+            glue = swap_func(step, __name__, {}, backend)
+            return lambda z: glue(swap_instance(build(), ROOT, memo, backend), z)
         return (lambda z: step(build(), z)), np.array(x0, float), make_jax
     return Case(ROOT, name, make)
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import jax.numpy as jnp
 import numpy as np
 
 from harness import Case
-from jax_swap import swap_func
+from jax_swap import JAX, swap_func
 
 POINTS = np.array([0.35, 0.9, 1.6, 2.3, 3.1])
 
@@ -69,15 +68,15 @@ def cases() -> Iterator[Case]:
             tag = name + ("" if form is None else f"[{form}]")
 
             def make_wrt_x(lineshape=lineshape, params=params, kwargs=kwargs):
-                def make_jax():
-                    swapped = swap_func(lineshape, "lmfit", {})
+                def make_jax(backend=JAX):
+                    swapped = swap_func(lineshape, "lmfit", {}, backend)
                     return lambda z: swapped(z, *params, **kwargs)
                 return (lambda z: lineshape(z, *params, **kwargs)), POINTS.copy(), make_jax
 
             def make_wrt_params(lineshape=lineshape, params=params, kwargs=kwargs):
-                def make_jax():
-                    swapped = swap_func(lineshape, "lmfit", {})
-                    return lambda p: swapped(jnp.asarray(POINTS), *p, **kwargs)
+                def make_jax(backend=JAX):
+                    swapped = swap_func(lineshape, "lmfit", {}, backend)
+                    return lambda p: swapped(backend.numpy.asarray(POINTS), *p, **kwargs)
                 return (lambda p: lineshape(POINTS, *p, **kwargs)), params.copy(), make_jax
 
             yield Case("lmfit", tag + " wrt x", make_wrt_x)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from harness import Case
-from jax_swap import swap_instance
+from jax_swap import JAX, swap_instance
 
 CEC_YEARS = ("2005", "2017", "2022")
 CEC_DIMENSION = 10
@@ -33,8 +33,8 @@ def cases() -> Iterator[Case]:
             lb, ub = problem.lb, problem.ub
             x = lb + (ub - lb) * rng.uniform(0.3, 0.7, size=lb.size)
 
-            def make_jax():
-                swapped = swap_instance(problem, "opfunu")
+            def make_jax(backend=JAX):
+                swapped = swap_instance(problem, "opfunu", backend=backend)
                 return lambda z: swapped.evaluate(z)
             return (lambda z: problem.evaluate(z)), x, make_jax
         yield Case("opfunu", name, make)

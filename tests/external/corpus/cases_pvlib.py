@@ -3,7 +3,9 @@ inverters, shading, PV arrays and systems, each at a typical operating point.
 
 A case differentiates with respect to the leading numeric arguments (``x0`` below);
 the other arguments are fixed. Functions that return a dict or a tuple give the
-flattened concatenation of its values.
+flattened concatenation of its values. The JAX and autograd versions swap the
+case's own glue (``call``, ``_flat``) along with the package's function, so that
+only the package's code decides whether they run.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from harness import Case
-from jax_swap import swap_func
+from jax_swap import JAX, swap_func
 
 SAPM_MODULE = {"B0": 1, "B1": -0.002438, "B2": 0.0003103, "B3": -1.246e-05, "B4": 2.112e-07,
                "B5": -1.359e-09}
@@ -29,13 +31,14 @@ def _flat(parts) -> np.ndarray:
 
 
 def _case(fn: Callable, x0: list[float], call: Callable, tag: str | None = None) -> Case:
-    """The case ``call(fn, x)`` at ``x0``; its JAX version is ``call(swapped fn, x)``."""
+    """The case ``call(fn, x)`` at ``x0``; its JAX or autograd version: ``call(swapped fn, x)``."""
     name = fn.__module__.replace("pvlib.", "") + "." + fn.__name__ + (f" [{tag}]" if tag else "")
 
     def make():
-        def make_jax():
-            swapped = swap_func(fn, "pvlib", {})
-            return lambda z: call(swapped, z)
+        def make_jax(backend=JAX):
+            swapped = swap_func(fn, "pvlib", {}, backend)
+            glue = swap_func(call, __name__, {}, backend)
+            return lambda z: glue(swapped, z)
         return (lambda z: call(fn, z)), np.array(x0, float), make_jax
     return Case("pvlib", name, make)
 

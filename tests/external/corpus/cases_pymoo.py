@@ -5,8 +5,8 @@ Each problem gives two cases: ``problem.evaluate(x)`` on a 1-D ``x`` (package
 (package ``pymoo-2d``, written to its own results file). The output is F, then G
 and H where the problem has constraints, concatenated. The JAX reference calls
 the swapped ``_evaluate`` on a row directly, with pymoo's lazy ``anp`` backend
-replaced by ``jax.numpy``, because ``Problem.evaluate`` converts its output with
-``np.array``.
+replaced by ``jax.numpy`` (``autograd.numpy`` for the autograd column), because
+``Problem.evaluate`` converts its output with ``np.array``.
 """
 
 from __future__ import annotations
@@ -16,11 +16,10 @@ import re
 import types
 from collections.abc import Iterator
 
-import jax.numpy as jnp
 import numpy as np
 
 from harness import Case
-from jax_swap import swap_instance
+from jax_swap import JAX, swap_instance
 
 # Knapsack and MODAct need constructor arguments; ZDT5 is a problem of bit strings.
 SKIPPED = {"knp", "zdt5", "modact"}
@@ -51,21 +50,23 @@ def cases() -> Iterator[Case]:
                 out = np.concatenate([np.ravel(a) for a in out])
             return out
 
-        def make_jax():
+        def make_jax(backend=JAX):
+            xnp = backend.numpy
             memo = {}
-            swapped = swap_instance(problem, "pymoo", memo)
+            swapped = swap_instance(problem, "pymoo", memo, backend)
             for original, copied in list(memo.items()):
                 if isinstance(original, types.FunctionType):
                     for key, value in original.__globals__.items():
                         if type(value).__name__ == "LazyBackend":
-                            copied.__globals__[key] = jnp
+                            copied.__globals__[key] = xnp
 
             def g(z):
                 out = {}
                 swapped._evaluate(z[None, :], out)
                 keys = (["F"] + (["G"] if problem.n_ieq_constr > 0 else [])
                         + (["H"] if problem.n_eq_constr > 0 else []))
-                return jnp.concatenate([jnp.ravel(jnp.asarray(out[k])) for k in keys])
+                # xnp.array, not asarray: autograd has no derivative for asarray.
+                return xnp.concatenate([xnp.ravel(xnp.array(out[k])) for k in keys])
             return g
         return f, x, make_jax
 

@@ -16,6 +16,12 @@ for ``jax.numpy`` (:mod:`jax_swap`) gives NumPy's value: ``jax.jacfwd`` and
 sizes (rtol 1e-5, atol 1e-7 times the largest entry); for a Hessian, central
 differences of dualad's own gradient (or, if no gradient call worked, of a
 central-difference gradient at rtol 1e-3).
+
+The autograd column (:func:`_autograd_column`) leaves the verdict alone: the
+function with ``numpy`` swapped for ``autograd.numpy`` (:mod:`autograd_swap`)
+counts as run by autograd when it gives NumPy's value and ``autograd.jacobian``
+and ``autograd.hessian`` (of its sum) return results that match a reference at
+JAX's tolerance (rtol 1e-6): JAX, dualad's first call, or central differences.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import re
 import signal
 import time
 import traceback
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -38,6 +45,12 @@ import scipy
 
 import dualad
 
+try:
+    import autograd
+    import autograd.numpy as anp
+except ImportError:  # the autograd column is left empty
+    autograd = anp = None
+
 jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_platforms", "cpu")
 
@@ -48,7 +61,8 @@ FD_STEPS = (1e-6, 1e-5, 1e-7, 1e-4, 1e-8)
 
 # Frames in these folders are not the failing line of the package's own code.
 _LIBRARY_DIRS = tuple(str(Path(module.__file__).parent) + os.sep
-                      for module in (dualad, np, jax, jaxlib, scipy))
+                      for module in (dualad, np, jax, jaxlib, scipy, autograd)
+                      if module is not None)
 _HARNESS_DIR = str(Path(__file__).parent) + os.sep
 _REPOSITORY_ROOT = str(Path(dualad.__file__).parent.parent) + os.sep
 
@@ -58,7 +72,8 @@ class Case(NamedTuple):
 
     ``make()`` returns ``(f, x, make_jax)``: ``f`` maps a 1-D float vector to an
     array, ``x`` is the point, and ``make_jax()`` (or None) returns ``f`` with
-    ``numpy`` swapped for ``jax.numpy``.
+    ``numpy`` swapped for ``jax.numpy``; ``make_jax(autograd_swap.AUTOGRAD)``
+    swaps in ``autograd.numpy`` instead (any :class:`jax_swap.Backend`).
     """
 
     package: str
@@ -241,6 +256,96 @@ def _jax_reference(jax_f: Callable, x: np.ndarray, f0: np.ndarray, rec: dict, ti
     return jac, hess
 
 
+def _autograd_matches(result: np.ndarray, refs: list, x: np.ndarray) -> str | None:
+    """The name of the first reference in ``refs`` that ``result`` matches, or None.
+
+    ``refs`` is ``[(name, ref)]``; ``ref`` is None (skipped), an array (rtol 1e-6,
+    atol 1e-9, as JAX against dualad) or a function, whose central differences
+    are the reference (:func:`fd_match`, rtol 1e-5).
+    """
+    for name, ref in refs:
+        if ref is None:
+            continue
+        if callable(ref):
+            if fd_match(result, ref, x)[0]:
+                return name
+        elif ref.size == result.size and close(result, ref.reshape(result.shape),
+                                               1e-6, 1e-9)[0]:
+            return name
+    return None
+
+
+def _autograd_column(ag_f: Callable, f: Callable, x: np.ndarray, f0: np.ndarray, rec: dict,
+                     timeout: int, calls: dict, jax_jac, jax_hess) -> None:
+    """Whether autograd differentiates the swapped function ``ag_f``: ``rec["ag_ok"]``.
+
+    As for JAX, the swapped value must equal NumPy's (rtol 1e-9) and
+    ``autograd.jacobian`` and ``autograd.hessian`` (of the sum) must return, within
+    ``timeout``. Then each result must match a reference (:func:`_autograd_matches`,
+    within ``3 * timeout``): the Jacobian JAX's, dualad's first ``jacfwd`` (or
+    ``jacrev``), or central differences of ``f``; the Hessian JAX's, dualad's first
+    ``hessian``, or central differences of autograd's gradient.
+
+    Sets ``ag_ok`` and, when it ran, ``ag_ref`` (the references matched) and
+    ``ag_dualad`` (whether autograd's Jacobian equals dualad's first one, rtol
+    1e-6); when not, ``ag_err``, ``ag_stage`` (value, jacobian, hessian or check)
+    and ``ag_site``. autograd's warning that the Jacobian's output does not depend
+    on the input (its trace was cut and it returns zeros) is kept in ``ag_note``.
+    """
+    stage = "value"
+    t0 = time.time()
+    try:
+        with time_limit(timeout):
+            value = np.asarray(ag_f(x.copy()), float)
+            if value.size == f0.size:
+                value = value.reshape(f0.shape)
+            if not close(value, f0, 1e-9, 1e-12)[0]:
+                raise ValueError("autograd-swapped value differs from NumPy value")
+            stage = "jacobian"
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                jac = np.asarray(autograd.jacobian(ag_f)(x), float)
+            notes = {str(w.message) for w in caught if "independent of input" in str(w.message)}
+            if notes:
+                rec["ag_note"] = "jacobian: " + sorted(notes)[0]
+            stage = "hessian"
+            hess = np.asarray(autograd.hessian(lambda z: anp.sum(ag_f(z)))(x), float)
+    except Exception as exc:
+        rec.update(ag_ok=False, ag_err=short_message(exc), ag_stage=stage,
+                   ag_site=failure_site(exc.__traceback__).get("site"),
+                   t_autograd=round(time.time() - t0, 2))
+        return
+
+    def first(kind):
+        results = calls.get(kind) or [None]
+        return results[0] if isinstance(results[0], np.ndarray) else None
+
+    def autograd_gradient(z):
+        return np.asarray(autograd.grad(lambda w: anp.sum(ag_f(w)))(z), float)
+
+    dualad_jac = first("jacfwd") if first("jacfwd") is not None else first("jacrev")
+    shaped = jac.reshape(f0.shape + (x.size,)) if jac.size == f0.size * x.size else jac
+    try:
+        with time_limit(timeout * 3):
+            if dualad_jac is not None:
+                rec["ag_dualad"] = _autograd_matches(jac, [("dualad", dualad_jac)], x) is not None
+            jac_ref = _autograd_matches(shaped, [("jax", jax_jac), ("dualad", dualad_jac),
+                                                 ("fd", f)], x)
+            hess_ref = _autograd_matches(hess, [("jax", jax_hess), ("dualad", first("hessian")),
+                                                ("fd", autograd_gradient)], x)
+    except Exception as exc:
+        rec.update(ag_ok=False, ag_err="check: " + short_message(exc), ag_stage="check",
+                   t_autograd=round(time.time() - t0, 2))
+        return
+    rec["t_autograd"] = round(time.time() - t0, 2)
+    if jac_ref is None or hess_ref is None:
+        what = "Jacobian" if jac_ref is None else "Hessian"
+        rec.update(ag_ok=False, ag_stage="check",
+                   ag_err=f"autograd's {what} matches no reference (JAX, dualad, FD)")
+        return
+    rec.update(ag_ok=True, ag_ref=f"jac:{jac_ref},hess:{hess_ref}")
+
+
 def _check_jacobian(kind, k, result, f, x, f0, jax_jac) -> str | None:
     ref = jax_jac
     if ref is not None:
@@ -314,10 +419,12 @@ def _collect_wrong(wrong: list[str], calls, f, x, f0, jax_jac, jax_hess) -> None
 
 
 def run_case(package: str, name: str, f: Callable, x, jax_f: Callable | None = None,
-             timeout: int = TIMEOUT_S) -> dict:
+             timeout: int = TIMEOUT_S, ag_f: Callable | None = None) -> dict:
     """The record of one case: its verdict (``status``) and what led to it.
 
-    ``timeout`` bounds dualad's calls and JAX's; the reference checks get three times it.
+    ``timeout`` bounds dualad's calls, JAX's and autograd's; the reference checks
+    get three times it. ``ag_f`` (the function swapped to ``autograd.numpy``), if
+    given, fills the autograd column after the verdict (:func:`_autograd_column`).
     """
     rec = {"pkg": package, "name": name, "n": int(x.size)}
     x = np.asarray(x, dtype=np.float64)
@@ -362,4 +469,7 @@ def run_case(package: str, name: str, f: Callable, x, jax_f: Callable | None = N
     else:
         rec["status"] = "right"
     rec["t"] = round(time.time() - t0, 2)
+    rec["ag_ok"] = None
+    if ag_f is not None and autograd is not None:
+        _autograd_column(ag_f, f, x, f0, rec, timeout, calls, jax_jac, jax_hess)
     return rec

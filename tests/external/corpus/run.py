@@ -1,11 +1,13 @@
-"""Run the corpus cases of one package through dualad, JAX and central differences.
+"""Run the corpus cases of one package through dualad, JAX, autograd and central differences.
 
 Usage::
 
     python tests/external/corpus/run.py PACKAGE [--limit N] [--out DIR]
 
 PACKAGE is one of ``opfunu``, ``pymoo``, ``lmfit``, ``pvlib``, ``filterpy``. Each
-case is checked by :func:`harness.run_case` and written as one JSON line to
+case is checked by :func:`harness.run_case` (with the case's function swapped to
+``jax.numpy`` and, if autograd is installed, to ``autograd.numpy``: the JAX and
+autograd columns) and written as one JSON line to
 ``DIR/PACKAGE.jsonl`` (pymoo's cases on a 2-D row go to ``DIR/pymoo-2d.jsonl``);
 ``DIR`` is ``./corpus-results`` by default. ``--limit N`` stops after the first N
 cases. A line per case is printed as it finishes.
@@ -32,6 +34,11 @@ import cases_pvlib
 import cases_pymoo
 from harness import Case, run_case, short_message
 
+try:
+    from autograd_swap import AUTOGRAD
+except ImportError:  # no autograd: its column stays empty (ag_ok None)
+    AUTOGRAD = None
+
 PACKAGES = {
     "opfunu": cases_opfunu.cases,
     "pymoo": cases_pymoo.cases,
@@ -54,14 +61,22 @@ def check(case: Case) -> dict:
         jax_f = make_jax() if make_jax else None
     except Exception as exc:
         swap_error = short_message(exc)
+    ag_f = ag_swap_error = None
     try:
-        rec = run_case(case.package, case.name, f, x, jax_f)
+        ag_f = make_jax(AUTOGRAD) if make_jax and AUTOGRAD else None
+    except Exception as exc:
+        ag_swap_error = short_message(exc)
+    try:
+        rec = run_case(case.package, case.name, f, x, jax_f, ag_f=ag_f)
     except Exception as exc:
         rec = {"pkg": case.package, "name": case.name, "status": "skip",
                "why": "harness: " + short_message(exc)}
     if swap_error:
         rec["jax_ok"] = False
         rec["jax_err"] = "swap: " + swap_error
+    if ag_swap_error:
+        rec["ag_ok"] = False
+        rec["ag_err"] = "swap: " + ag_swap_error
     return rec
 
 
@@ -69,7 +84,8 @@ def _progress_line(elapsed: float, rec: dict) -> str:
     exc = rec.get("exc")
     exc_text = exc.get("exc", "") if isinstance(exc, dict) else ""
     return (f"[{elapsed:6.1f}s] {rec['name']:50s} {rec['status']:6s} {rec.get('t', '')} "
-            f"jax={rec.get('jax_ok')} {exc_text} {rec.get('why', '')} {rec.get('wrong', '')}")
+            f"jax={rec.get('jax_ok')} ag={rec.get('ag_ok')} {exc_text} {rec.get('why', '')} "
+            f"{rec.get('wrong', '')}")
 
 
 def main(package: str, out_dir: Path, limit: int | None) -> None:

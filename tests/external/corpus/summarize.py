@@ -7,8 +7,15 @@ Usage::
 Reads every ``DIR/*.jsonl`` (``./corpus-results`` by default) and prints:
 
 - per package, the cases tried (not skipped) and their verdicts, the cases
-  skipped, and those whose JAX swap gave a reference; the total leaves out
-  ``pymoo-2d``, which differentiates the same problems as ``pymoo``;
+  skipped, and those tried whose JAX swap ran (gave a reference) and whose
+  autograd swap ran (``ag_ok``: its Jacobian and Hessian returned and matched a
+  reference), and those where either ran; the total leaves out ``pymoo-2d``,
+  which differentiates the same problems as ``pymoo``;
+- every case where dualad raised or was wrong but the JAX or the autograd swap
+  ran, with dualad's first exception (normalised) and the package's line that
+  tripped it;
+- dualad's raised cases by cause (:data:`CAUSES`: whether a value leaves NumPy
+  or something else), each cause with its messages and their counts;
 - the causes of errors: the first exception of each raised or wrong case,
   grouped by its normalised message, most frequent first, with up to N examples
   (4 by default) at distinct sites in the package's code;
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -65,25 +73,134 @@ def read_records(out_dir: Path) -> list[dict]:
     return records
 
 
-def print_table(records: list[dict]) -> None:
+def _packages(records: list[dict]) -> list[str]:
     packages = [p for p in PACKAGE_ORDER if any(r["pkg"] == p for r in records)]
-    packages += sorted({r["pkg"] for r in records} - set(PACKAGE_ORDER))
-    print("| package | tried | right | wrong | raised | skipped (setup) | JAX-swap ok |")
-    print("|---|---|---|---|---|---|---|")
+    return packages + sorted({r["pkg"] for r in records} - set(PACKAGE_ORDER))
+
+
+def print_table(records: list[dict]) -> None:
+    columns = ["tried", "right", "wrong", "raised", "skip", "jax", "autograd", "either"]
+    print("| package | tried | right | wrong | raised | skipped (setup) | JAX-swap ran "
+          "| autograd-swap ran | JAX or autograd ran |")
+    print("|---" * (len(columns) + 1) + "|")
     total = Counter()
-    for package in packages:
+    for package in _packages(records):
         of_package = [r for r in records if r["pkg"] == package]
         tried = [r for r in of_package if r["status"] != "skip"]
         verdicts = Counter(r["status"] for r in tried)
-        skipped = sum(r["status"] == "skip" for r in of_package)
-        jax_ok = sum(bool(r.get("jax_ok")) for r in tried)
-        print(f"| {package} | {len(tried)} | {verdicts['right']} | {verdicts['wrong']} | "
-              f"{verdicts['raised']} | {skipped} | {jax_ok} |")
+        row = Counter(tried=len(tried), right=verdicts["right"], wrong=verdicts["wrong"],
+                      raised=verdicts["raised"],
+                      skip=sum(r["status"] == "skip" for r in of_package),
+                      jax=sum(bool(r.get("jax_ok")) for r in tried),
+                      autograd=sum(bool(r.get("ag_ok")) for r in tried),
+                      either=sum(bool(r.get("jax_ok") or r.get("ag_ok")) for r in tried))
+        print(f"| {package} | " + " | ".join(str(row[c]) for c in columns) + " |")
         if package != "pymoo-2d":
-            total.update(tried=len(tried), right=verdicts["right"], wrong=verdicts["wrong"],
-                         raised=verdicts["raised"], skip=skipped, jax=jax_ok)
-    print(f"| **all (excl. pymoo-2d)** | {total['tried']} | {total['right']} | {total['wrong']} | "
-          f"{total['raised']} | {total['skip']} | {total['jax']} |")
+            total.update(row)
+    print("| **all (excl. pymoo-2d)** | " + " | ".join(f"**{total[c]}**" for c in columns) + " |")
+
+
+def print_others_ran(records: list[dict]) -> None:
+    """Every case where dualad raised or was wrong but the JAX or autograd swap ran.
+
+    Cases of one package with the same verdict, the same backends that ran and the
+    same first exception share a line: each case's name, then the package's line
+    that tripped dualad.
+    """
+    groups = defaultdict(list)
+    for rec in records:
+        if rec["status"] in ("raised", "wrong") and (rec.get("jax_ok") or rec.get("ag_ok")):
+            ran = " and ".join(name for name, key in (("JAX", "jax_ok"), ("autograd", "ag_ok"))
+                               if rec.get(key))
+            exc = rec.get("exc") or {}
+            what = f"`{exc['exc']}`" if exc else ""
+            if rec["status"] == "wrong":
+                what = "wrong: " + "; ".join(rec["wrong"][:2]) + (
+                    f" (first raised {what})" if what else "")
+            groups[(rec["pkg"], rec["status"], ran, what)].append(rec)
+    if not groups:
+        print("(none)")
+    order = {package: i for i, package in enumerate(_packages(records))}
+    for (package, status, ran, what), recs in sorted(groups.items(),
+                                                     key=lambda item: order[item[0][0]]):
+        print(f"- {package}, {len(recs)} {status}, {ran} ran: {what}")
+        for rec in recs:
+            exc = rec.get("exc") or {}
+            print(f"  - `{rec['name']}` ({exc.get('call')}) at `{exc.get('site')}`")
+
+
+# dualad's first exception of a raised case, by cause: (cause, whether a value leaves
+# NumPy there: True, False, or None where it depends on the site; a test on the
+# normalised message, the package's line and the innermost line). The first match
+# wins. The specific ones were read off this corpus's sites (pvlib's _calc_taud,
+# pymoo's Problem.evaluate, filterpy's `from numpy import zeros`) and checked on
+# small functions.
+CAUSES = [
+    ("math module on a Dual (math.exp(x), math.sqrt(x), ...)", True,
+     lambda m, site, inner: "float() of a dualad.Dual" in m and re.search(r"\bmath\.", site)),
+    ("float() on a Dual in the package's line", True,
+     lambda m, site, inner: "float() of a dualad.Dual" in m and re.search(r"\bfloat\(", site)),
+    ("float() elsewhere (a Dual stored into a float array, or converted by a library)", None,
+     lambda m, site, inner: "float() of a dualad.Dual" in m),
+    ("Dual.item() or .tolist()", True, lambda m, site, inner: "item()" in m or "tolist()" in m),
+    ("compiled library code takes the Dual (SciPy ndimage, interpolate, fitpack)", True,
+     lambda m, site, inner: "converts its argument with np.asarray" in m
+     or inner.startswith("scipy/")),
+    ("pandas takes the Dual (Series, arrays)", True,
+     lambda m, site, inner: site.startswith("pandas/") or inner.startswith("pandas/")),
+    ("writes into an array made by `zeros` imported by name (`from numpy import zeros`), "
+     "which the transform does not make fillable", False,
+     lambda m, site, inner: re.search(r"\]\s*=[^=]", site)
+     and ("setting an array element with a sequence" in m
+          or "Converting a dualad.Dual to a NumPy array" in m)),
+    ("a plain ndarray's method given a Dual (`ndarray.dot(dual)`)", False,
+     lambda m, site, inner: "Converting a dualad.Dual to a NumPy array" in m
+     and ".dot(" in site),
+    ("other conversions of a Dual to a NumPy array", None,
+     lambda m, site, inner: "Converting a dualad.Dual to a NumPy array" in m),
+    ("len() of a 0-d Dual: `np.isscalar` is False for it, so a scalar takes the array "
+     "branch (pvlib `_calc_taud`)", False,
+     lambda m, site, inner: "has no len()" in m),
+    ("shape or index error: pymoo's `Problem.evaluate` makes x 2-D only if "
+     "`isinstance(x, np.ndarray)`, False for a Dual", False,
+     lambda m, site, inner: site.startswith("pymoo/") and re.match(
+         r"(IndexError|AxisError|ValueError: not enough values to unpack)", m)),
+    ("no dualad rule for the operation", False, lambda m, site, inner: "has no rule" in m),
+    ("timeout", False, lambda m, site, inner: m.startswith("Timeout")),
+    ("other", None, lambda m, site, inner: True),
+]
+
+
+def cause_of(rec: dict) -> tuple[str, bool | None]:
+    """The cause of a raised case's first exception (see :data:`CAUSES`)."""
+    exc = rec.get("exc") or {}
+    message, site, inner = exc.get("exc", ""), exc.get("site") or "", exc.get("inner") or ""
+    for cause, leaves, test in CAUSES:
+        if test(message, site, inner):
+            return cause, leaves
+    raise AssertionError("the last cause matches everything")
+
+
+def print_raised_causes(records: list[dict]) -> None:
+    """dualad's raised cases (pymoo-2d left out) by cause, each with its messages."""
+    by_cause = defaultdict(list)
+    for rec in records:
+        if rec["status"] == "raised" and rec["pkg"] != "pymoo-2d":
+            by_cause[cause_of(rec)].append(rec)
+    if not by_cause:
+        print("(none)")
+    leaves_text = {True: "a value leaves NumPy", False: "not a value leaving NumPy",
+                   None: "leaves NumPy or not: see the sites"}
+    for (cause, leaves), recs in sorted(by_cause.items(), key=lambda item: -len(item[1])):
+        others = sum(bool(r.get("jax_ok") or r.get("ag_ok")) for r in recs)
+        print(f"- **{len(recs)}** {cause} ({leaves_text[leaves]}; JAX or autograd ran on "
+              f"{others}) {dict(Counter(r['pkg'] for r in recs))}")
+        messages = Counter(r["exc"]["exc"][:110] for r in recs)
+        for message, count in messages.most_common():
+            sites = sorted({r["exc"].get("site") or "-" for r in recs
+                            if r["exc"]["exc"][:110] == message})
+            print(f"  - {count} `{message}`: e.g. `{sites[0]}`"
+                  + (f" (+{len(sites) - 1} other sites)" if len(sites) > 1 else ""))
 
 
 def print_causes(records: list[dict], examples: int) -> None:
@@ -150,6 +267,10 @@ def main(out_dir: Path, examples: int) -> None:
     records = read_records(out_dir)
     print("## Verdicts (3 calls of each transform)\n")
     print_table(records)
+    print("\n## dualad raised or was wrong, the JAX or autograd swap ran\n")
+    print_others_ran(records)
+    print("\n## dualad's raised cases by cause (excl. pymoo-2d)\n")
+    print_raised_causes(records)
     print("\n## Causes of errors (first exception of each raised or wrong case)\n")
     print_causes(records, examples)
     print("\n## Wrong\n")
