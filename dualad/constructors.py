@@ -13,10 +13,14 @@ operations. Anything else, and any call from NumPy's or SciPy's own code (whose
 functions dualad differentiates by its rules, and names where it has none), goes to
 NumPy's own function unchanged. After the last transform has returned, the first
 constructor call puts NumPy's functions back: code that runs outside a transform
-calls NumPy directly, at no cost. Code that holds NumPy's functions under other
-names (``from numpy import asarray``) and C extensions still see plain arrays, or
-dualad's error for a Dual: the wrappers answer only Python code that names them
-(``np.asarray(x)``, read from the call's source once per call site).
+calls NumPy directly, at no cost. Python modules that hold NumPy's functions under
+their own names (``from numpy import zeros``) get the wrappers in their namespace
+too, for as long. C extensions, and code holding the functions under another name,
+still see plain arrays, or dualad's error for a Dual: the wrappers answer only
+Python code that names them (``np.asarray(x)``, ``zeros(n)``, read from the call's
+source once per call site). ``np.atleast_1d``/``2d``/``3d`` stack a list of Duals
+first, and ``np.isscalar`` is wrapped as well: a Dual is a scalar where the value it
+stands for is one (``x[0]`` of a 1-D array).
 
 NumPy's makers of new arrays (``zeros``, ``empty``, ``ones``, ``full``, their
 ``*_like``, ``eye``, ``identity``) are wrapped too: in the thread running a
@@ -44,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from .dual import primal_value
+from .dual import Dual, primal_value
 from .fillable import Fillable
 from .primitive import Boxed
 
@@ -55,8 +59,13 @@ CONVERSIONS = ("array", "asarray", "asanyarray", "ascontiguousarray", "asfortran
 #: NumPy's makers of new arrays, which give a Fillable in the code a transform runs.
 MAKERS = ("zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like",
           "full_like", "eye", "identity")
+#: NumPy's functions that take lists of values (a list of Duals is stacked first).
+STACKERS = ("atleast_1d", "atleast_2d", "atleast_3d")
+#: NumPy's predicates on types, answered for a Dual by its primal value's type.
+PREDICATES = ("isscalar",)
 #: NumPy's own functions, by name.
-NUMPY: dict[str, Callable] = {name: getattr(np, name) for name in CONVERSIONS + MAKERS}
+NUMPY: dict[str, Callable] = {name: getattr(np, name)
+                              for name in CONVERSIONS + MAKERS + STACKERS + PREDICATES}
 
 _ndarray = np.ndarray
 _COPY_MODES = {mode: {"ALWAYS": True, "NEVER": False}.get(mode.name)
@@ -268,10 +277,38 @@ def _filled_with(numpy: Callable, args: tuple, kwargs: dict, fill: Any) -> Any:
     return out
 
 
+def _stacker(name: str) -> Callable:
+    numpy = NUMPY[name]
+
+    @functools.wraps(numpy)
+    def stack(*arys: Any) -> Any:
+        if not _RUNNING:
+            _restore()
+        elif any(not isinstance(a, Boxed) and holds_dual(a) for a in arys) \
+                and _called_by_name(name, _LIBRARIES, True):
+            # filterpy's np.atleast_2d([hx(s) for s in sigmas]): a list of Duals, one Dual
+            arys = tuple(a if isinstance(a, Boxed) else build(a) for a in arys)
+        return numpy(*arys)
+
+    return stack
+
+
+@functools.wraps(NUMPY["isscalar"])
+def _isscalar(element: Any) -> bool:
+    # A Dual of x[0] stands for NumPy's scalar x[0]: the answer is its primal's.
+    boxed = False
+    while isinstance(element, Dual):
+        element = element._session.value_of(element) if element._replayed else element.primal
+        boxed = True
+    if boxed and not isinstance(element, (np.ndarray, np.generic)):
+        return getattr(element, "ndim", None) == 0  # a JAX value: no scalar type, as jnp's
+    return NUMPY["isscalar"](element)
+
+
 _array = functools.wraps(NUMPY["array"])(_array)
-WRAPPERS: dict[str, Callable] = {"array": _array, **{
+WRAPPERS: dict[str, Callable] = {"array": _array, "isscalar": _isscalar, **{
     name: _converter(name) for name in CONVERSIONS if name != "array"}, **{
-    name: _maker(name) for name in MAKERS}}
+    name: _maker(name) for name in MAKERS}, **{name: _stacker(name) for name in STACKERS}}
 
 #: The thread of each transform running (list.append and remove are atomic).
 _RUNNING: list = []
@@ -285,6 +322,9 @@ def enter() -> None:
     if _NUMPY_NAMESPACE["asarray"] is not WRAPPERS["asarray"]:
         with _LOCK:  # (checked again under the lock, where _restore decides too)
             _NUMPY_NAMESPACE.update(WRAPPERS)
+            for namespace, name in _bound_by_name():
+                if namespace.get(name) is NUMPY[name]:
+                    namespace[name] = WRAPPERS[name]
 
 
 def exit() -> None:  # noqa: A001
@@ -301,6 +341,34 @@ def _restore() -> None:
         with _LOCK:
             if not _RUNNING:
                 _NUMPY_NAMESPACE.update(NUMPY)
+                for namespace, name in _BOUND:
+                    if namespace.get(name) is WRAPPERS[name]:
+                        namespace[name] = NUMPY[name]
+
+
+#: (globals, name) of the Python modules that hold NumPy's functions under their own
+#: names (``from numpy import zeros``): wrapped and put back with NumPy's namespace.
+_BOUND: list[tuple[dict, str]] = []
+_SCANNED = {"modules": 0}  # how many modules were loaded at the last look
+
+
+def _bound_by_name() -> list[tuple[dict, str]]:
+    """:data:`_BOUND`, looked for again in the modules imported since the last look
+    (Python source files outside the packages that keep NumPy's own functions)."""
+    modules = sys.modules
+    if len(modules) != _SCANNED["modules"]:
+        _SCANNED["modules"] = len(modules)
+        known = {id(namespace) for namespace, _ in _BOUND}
+        originals = {id(function): name for name, function in NUMPY.items()}
+        for module_name, module in list(modules.items()):
+            namespace = getattr(module, "__dict__", None)
+            if namespace is None or id(namespace) in known \
+                    or module_name.partition(".")[0] in _KEEP_NUMPY_S \
+                    or not str(getattr(module, "__file__", "")).endswith(".py"):
+                continue
+            _BOUND.extend((namespace, name) for key, value in list(namespace.items())
+                          if (name := originals.get(id(value))) == key)
+    return _BOUND
 
 
 class scope:

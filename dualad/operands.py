@@ -41,7 +41,9 @@ def conversion_error() -> TypeError:
     return TypeError(
         lead
         + "Converting a dualad.Dual to a NumPy array would drop its derivative "
-        "(the tangent). Keep it a Dual: use NumPy functions on it directly; to fill "
+        "(the tangent). Keep it a Dual: use NumPy functions on it directly (a plain "
+        "array's method given a Dual, a.dot(x), converts it: write np.dot(a, x) or "
+        "a @ x); to fill "
         "an array element by element, make it in the function being differentiated "
         "(np.zeros(n), np.empty(n), ...) or with np.zeros_like(x): a float array made "
         "elsewhere cannot hold a derivative; build an array from Duals with np.stack([...]) "

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..dual import as_operand, primal_value
+from ..fillable import Fillable, resolved_tree
 from ..operands import complex_error, holds_complex
 from ..operands import holds_box as _holds_box
 from ..primitive import COMPLEX_FUNCTIONS, entry_point, qualified_name
@@ -60,6 +61,15 @@ def scipy_rule(module: str, *names: str) -> Callable[[Callable], Callable]:
     return decorate
 
 
+def _resolved(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """The arguments with each array made to be filled as what it stands for (a Dual
+    once one was written in: filterpy's ``A = zeros(...); A[:n, :n] = ...; expm(A)``)."""
+    if any(type(a) is Fillable for a in args) or any(type(v) is Fillable
+                                                      for v in kwargs.values()):
+        return resolved_tree(args), resolved_tree(kwargs)
+    return args, kwargs
+
+
 def _holds_dual(args: tuple, kwargs: dict) -> bool:
     for a in args:
         if isinstance(a, Boxed) or ((type(a) is tuple or type(a) is list) and _holds_box(a)):
@@ -71,6 +81,7 @@ def _dispatcher(original: Callable, implementation: Callable, method: bool) -> C
     implementation = entry_point(implementation)  # one operation of a replayed call
     if method:  # a method: ``self`` is the distribution, never a Dual
         def dispatch(self, *args, **kwargs):
+            args, kwargs = _resolved(args, kwargs)
             if _holds_dual(args, kwargs):
                 if holds_complex(args) or holds_complex(kwargs.values()):
                     raise complex_error(f"{type(self).__name__}.{original.__name__}")
@@ -78,6 +89,7 @@ def _dispatcher(original: Callable, implementation: Callable, method: bool) -> C
             return original(self, *args, **kwargs)
     else:
         def dispatch(*args, **kwargs):
+            args, kwargs = _resolved(args, kwargs)
             if _holds_dual(args, kwargs):
                 if original not in COMPLEX_FUNCTIONS and (holds_complex(args)
                                                           or holds_complex(kwargs.values())):
