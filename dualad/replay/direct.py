@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..constructors import NUMPY
 from .live import BINARY, MISS, UNARY, Live, Session, Step
 from .operations import Operation, Register, registers_in
 from .program import GuardFailed, _copy
@@ -41,6 +42,8 @@ class Code:
         self.enter, self.upcoming, self.complete = enter, upcoming, complete
         self.unrolled = unrolled
 
+
+_asarray = NUMPY["asarray"]  # NumPy's own (not a transform's wrapper)
 
 #: Ufuncs a Python operator called: replayed by the operator (a NumPy scalar's own
 #: arithmetic, whose warnings say so, as in the interpreter).
@@ -71,7 +74,7 @@ def direct_code(recording: Any, parts: list[list[Operation]], frees: list[list[i
             S.targets = {}
         count = len(recording.inputs) - len(recording.other_arguments)
         for slot, leaf in zip(recording.inputs, leaves[:count]):
-            R[slot] = leaf if type(leaf) is np.ndarray else np.asarray(leaf)
+            R[slot] = leaf if type(leaf) is np.ndarray else _asarray(leaf)
         for slot, i in zip(recording.inputs[count:], recording.other_arguments):
             R[slot] = args[i]
         _run(seeding, R, seeding_free)
