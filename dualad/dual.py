@@ -65,7 +65,6 @@ class Dual(Boxed):
     # set only for views (left unset on the hot path: read with getattr).
     __slots__ = ("primal", "tangent", "_tag", "_viewed", "_viewers", "__weakref__")
     __array_priority__ = 1000
-    _replayed = False  # True for the values of a replayed call (dualad.replay.live)
 
     def __init__(self, primal: Any, tangent: Any = None, *, batched: bool = False,
                  tag: Tag | None = None) -> None:

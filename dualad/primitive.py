@@ -151,6 +151,13 @@ class Boxed:
     _process: Callable[[Primitive, tuple, dict], Any]
     #: True for tangents that are recorded rather than computed (reverse mode).
     records_linear = False
+    #: True for the values of a replayed call (dualad.replay.live.Live).
+    _replayed = False
+
+    def _interpreted(self) -> Any:
+        """The value the interpreter computes with: itself (a replayed call's value,
+        once the interpreter has taken the call over: its Dual)."""
+        return self
 
 
 #: Functions users call directly with Duals that are neither NumPy's protocols nor
@@ -302,11 +309,18 @@ class Primitive:
     def __call__(self, *args: Any, **params: Any) -> Any:
         top = None
         level = 0
+        replayed = False
         for a in args:
-            if isinstance(a, Boxed) and a._tag.level > level:
-                top, level = a, a._tag.level
+            if isinstance(a, Boxed):
+                replayed = replayed or a._replayed
+                if a._tag.level > level:
+                    top, level = a, a._tag.level
         if top is None:
             return self.impl(*args, **params)
+        if replayed and not top._replayed:
+            # A replayed call's value the interpreter has taken over is its Dual, to
+            # the rules too (a HyperDual's fused chain rule, as in an interpreted call).
+            args = tuple(a._interpreted() if isinstance(a, Boxed) else a for a in args)
         return top._process(self, args, params)
 
     def __repr__(self) -> str:

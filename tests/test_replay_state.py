@@ -588,3 +588,23 @@ def test_the_interpreter_takes_over_at_any_operation(transform):
         assert identical(replayed(X), interpreted(X)), j
     counts = _counts(chain, transform, replayed)
     assert counts is None or counts["continued"] == len(constants), counts
+
+
+@pytest.mark.parametrize("mode", ["hyperdual", "fwd-rev"])
+def test_a_value_from_before_the_interpreter_took_over_is_its_dual(mode):
+    """A recording that fails midway continues in the interpreter; a value the function
+    made before (a Live value) meeting one made after, on the right of an operator, is
+    the interpreter's Dual to the rule: the hyper-dual chain rule of ``**``, bit for bit
+    as in an interpreted call (found in pvlib's clearsky.simplified_solis)."""
+    def f(z):
+        b = z[0] * 0.3 + 0.1
+        m = np.zeros(1, dtype=bool)
+        np.less(z[1:2], 0.05, out=m)  # not recordable: the interpreter takes over
+        s = np.sin(z[2]) + 2.0
+        return s ** b
+
+    z = np.array([0.7, 0.1, 1.3])
+    expected = dualad.hessian(f, mode=mode, replay=False)(z)
+    hessian = dualad.hessian(f, mode=mode)
+    for _ in range(4):
+        assert identical(hessian(z), expected)

@@ -83,6 +83,10 @@ class Live(Dual):
     def tag(self) -> Any:  # type: ignore[override]
         return self._session.dual_of(self)._tag
 
+    def _interpreted(self) -> Any:
+        session = self._session
+        return session.dual_of(self) if session.mode == INTERPRETING else self
+
     def __getattr__(self, name: str) -> Any:  # HyperDual's parts and the like
         if name.startswith("__"):
             raise AttributeError(name)
