@@ -359,15 +359,14 @@ def _bound_by_name() -> list[tuple[dict, str]]:
     if len(modules) != _SCANNED["modules"]:
         _SCANNED["modules"] = len(modules)
         known = {id(namespace) for namespace, _ in _BOUND}
-        originals = {id(function): name for name, function in NUMPY.items()}
         for module_name, module in list(modules.items()):
             namespace = getattr(module, "__dict__", None)
             if namespace is None or id(namespace) in known \
                     or module_name.partition(".")[0] in _KEEP_NUMPY_S \
                     or not str(getattr(module, "__file__", "")).endswith(".py"):
                 continue
-            _BOUND.extend((namespace, name) for key, value in list(namespace.items())
-                          if (name := originals.get(id(value))) == key)
+            _BOUND.extend((namespace, name) for name, function in NUMPY.items()
+                          if namespace.get(name) is function)
     return _BOUND
 
 
