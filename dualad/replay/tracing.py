@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..constructors import NUMPY
 from .operations import Operation, Register, errstate_object
+from .poison import poisoned
 
 __all__ = ["Traced", "Recorder", "Unrecordable"]
 
@@ -435,7 +435,7 @@ class Recorder:
     def _register(self, value: Any) -> Traced:
         # A NumPy scalar is traced as a 0-d array, and stays a scalar for the calls.
         array = np.asarray(value) if isinstance(value, np.generic) else value
-        traced = (_poison(array) if self.poisoned else array).view(Traced)
+        traced = (poisoned(array) if self.poisoned else array).view(Traced)
         traced._recorder, traced._slot, traced._value = self, self.registers, value
         self.kinds[self.registers] = (type(value), array.shape, array.dtype)
         self.registers += 1
@@ -529,54 +529,6 @@ class Recorder:
         self.registers += 1
         operation.checks.append(("equal", slot, value))
         return slot
-
-
-_empty_like = NUMPY["empty_like"]  # NumPy's own (not a transform's wrapper)
-
-
-def _poison(value: np.ndarray) -> np.ndarray:
-    """An array of ``value``'s shape, dtype, strides and flags holding other numbers
-    (the same layout, so that code looking at strides or flags goes the same way).
-    Run under ``np.errstate(all="ignore")`` (the twin recording is)."""
-    kind = value.dtype.kind
-    if value.flags.c_contiguous or value.flags.f_contiguous:
-        poisoned = _empty_like(value)  # (order "K": the same strides)
-        if poisoned.strides != value.strides:
-            return _poison_strided(value)
-        if kind == "b":
-            np.logical_not(value, out=poisoned)
-        elif kind in "iu":
-            np.add(value, value.dtype.type(1), out=poisoned)
-        elif kind in "fc":
-            np.multiply(value, value.dtype.type(-1.5), out=poisoned)
-            np.add(poisoned, value.dtype.type(0.25), out=poisoned)
-        else:
-            np.copyto(poisoned, value)
-    else:
-        poisoned = _poison_strided(value)
-    poisoned.flags.writeable = value.flags.writeable
-    return poisoned
-
-
-def _poison_strided(value: np.ndarray) -> np.ndarray:
-    """:func:`_poison` of an array in any layout: memory spanning its strides."""
-    kind = value.dtype.kind
-    if kind == "b":
-        other = ~value
-    elif kind in "iu":
-        other = value + value.dtype.type(1)
-    elif kind in "fc":
-        other = value * value.dtype.type(-1.5) + value.dtype.type(0.25)
-    else:
-        other = value
-    itemsize = value.dtype.itemsize
-    low = sum(min(0, (n - 1) * s) for n, s in zip(value.shape, value.strides))
-    high = sum(max(0, (n - 1) * s) for n, s in zip(value.shape, value.strides)) + itemsize
-    memory = np.empty(max(high - low, itemsize) if value.size else itemsize, np.uint8)
-    poisoned = np.ndarray(value.shape, value.dtype, buffer=memory, offset=-low,
-                          strides=value.strides)
-    poisoned[...] = other
-    return poisoned
 
 
 def same_recording(a: Recorder, a_outputs: list, b: Recorder, b_outputs: list) -> bool:
