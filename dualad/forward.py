@@ -22,7 +22,7 @@ from .dual import (Dual, as_float_array, check_tangent_shape, from_objects, prim
                    without_tag)
 from .operands import output_of
 from .primitive import Boxed, EscapedDualError, Primitive, Tag, backend_of
-from .replay import REPLAY_BY_DEFAULT, replayed, replayed_call
+from .replay import REPLAY_BY_DEFAULT, made_before, replayed, replayed_call
 
 __all__ = ["jvp", "jacfwd", "jacobian", "derivative", "DEFAULT_CHUNK_BYTES"]
 
@@ -179,6 +179,9 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     """
     check_chunk_size(chunk_size)
     check_argnums(argnums)
+    options = (argnums, chunk_size, has_aux, holomorphic, seed_placement, replay)
+    if (made := made_before(jacfwd, fun, options)) is not None:
+        return made  # (a transform written inline in a loop)
 
     def jacfun(fun, *args):
         inputs = Inputs(args, argnums, "jacfwd", holomorphic)
@@ -201,7 +204,8 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         jac = out_tree.unflatten([inputs.unflatten(inputs.split(t)) for t in per_output])
         return (jac, aux) if has_aux else jac
 
-    return replayed(jacfun, fun, argnums, replay and seed_placement is None)
+    return replayed(jacfun, fun, argnums, replay and seed_placement is None,
+                    (jacfwd, options))
 
 
 jacobian = jacfwd
@@ -225,8 +229,9 @@ def derivative(fun: Callable, argnums: int = 0, *,
     >>> complex(dualad.derivative(lambda z: z ** 3)(1j))
     (-3+0j)
     """
-
     check_argnums(argnums, single=True)
+    if (made := made_before(derivative, fun, (argnums, replay))) is not None:
+        return made
 
     def deriv(fun, *args):
         x = Inputs(args, argnums, "derivative", complex_ok=True).leaves[0]
@@ -239,7 +244,7 @@ def derivative(fun: Callable, argnums: int = 0, *,
 
         return _jvp(along, (x,), (np.ones((), x.dtype),), False, False)[1]
 
-    return replayed(deriv, fun, argnums, replay)
+    return replayed(deriv, fun, argnums, replay, (derivative, (argnums, replay)))
 
 
 # -- seeding and reading -------------------------------------------------------

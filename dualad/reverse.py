@@ -33,7 +33,7 @@ from .forward import (Inputs, JoinedChunks, auto_chunk, check_argnums, check_chu
                       check_complex, check_output, seed_block, split_aux, zeros_like_output)
 from .operands import output_of
 from .primitive import Boxed, EscapedDualError, Primitive, Tag
-from .replay import REPLAY_BY_DEFAULT, replayed
+from .replay import REPLAY_BY_DEFAULT, made_before, replayed
 
 __all__ = ["vjp", "grad", "value_and_grad", "jacrev", "LinearVar", "Tape", "TangentOperators"]
 
@@ -352,8 +352,10 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     >>> float(value), float(g1), float(g2)
     (11.652071455223084, 5.5, 1.7163378145367738)
     """
-
     check_argnums(argnums)
+    options = (argnums, has_aux, holomorphic, nan_safe, replay)
+    if (made := made_before(value_and_grad, fun, options)) is not None:
+        return made
 
     def value_and_grad_fun(fun, *args):
         inputs = Inputs(args, argnums, "grad", holomorphic, complex_ok=True)
@@ -374,7 +376,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         gradient = inputs.unflatten([ops.getitem(c, index=(0,)) for c in in_cts])
         return ((value, aux) if has_aux else value), gradient
 
-    return replayed(value_and_grad_fun, fun, argnums, replay)
+    return replayed(value_and_grad_fun, fun, argnums, replay, (value_and_grad, options))
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, *,
@@ -409,6 +411,10 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     >>> dualad.grad(f)(np.array([2.0, 5.0]))
     array([5.5       , 1.71633781])
     """
+    check_argnums(argnums)
+    options = (argnums, has_aux, holomorphic, nan_safe, replay)
+    if (made := made_before(grad, fun, options)) is not None:
+        return made
 
     def grad_fun(fun, *args):
         value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic=holomorphic,
@@ -416,8 +422,7 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         (value, gradient) = value_and_grad_fun(*args)
         return (gradient, value[1]) if has_aux else gradient
 
-    check_argnums(argnums)
-    return replayed(grad_fun, fun, argnums, replay)
+    return replayed(grad_fun, fun, argnums, replay, (grad, options))
 
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int | None = None,
@@ -465,8 +470,10 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
            [1., 0.]])
     """
     check_chunk_size(chunk_size)
-
     check_argnums(argnums)
+    options = (argnums, chunk_size, has_aux, holomorphic, nan_safe, seed_placement, replay)
+    if (made := made_before(jacrev, fun, options)) is not None:
+        return made
 
     def jacfun(fun, *args):
         inputs = Inputs(args, argnums, "jacrev", holomorphic, complex_ok=True)
@@ -488,7 +495,8 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         jac = out_tree.unflatten([inputs.unflatten(b) for b in blocks])
         return (jac, aux) if has_aux else jac
 
-    return replayed(jacfun, fun, argnums, replay and seed_placement is None)
+    return replayed(jacfun, fun, argnums, replay and seed_placement is None,
+                    (jacrev, options))
 
 
 def _rows_of(ct, lo: int, hi: int, out_shape: tuple):

@@ -28,7 +28,7 @@ from .forward import (Inputs, auto_chunk, check_argnums, check_chunk_size, check
 from .hyperdual import SeededHyperDual
 from .operands import output_of
 from .primitive import Tag
-from .replay import REPLAY_BY_DEFAULT, replayed, replayed_call
+from .replay import REPLAY_BY_DEFAULT, made_before, replayed, replayed_call
 
 __all__ = ["hessian", "hvp", "second_derivative"]
 
@@ -93,6 +93,9 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
     """
     check_chunk_size(chunk_size)
     check_argnums(argnums)
+    options = (argnums, chunk_size, mode, holomorphic, seed_placement, replay)
+    if (made := made_before(hessian, fun, options)) is not None:
+        return made
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if holomorphic:
@@ -124,7 +127,8 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
                               for col in inputs.split(h, axis=1)])
             for h in per_output])
 
-    return replayed(hessfun, fun, argnums, replay and seed_placement is None)
+    return replayed(hessfun, fun, argnums, replay and seed_placement is None,
+                    (hessian, options))
 
 
 @scoped
@@ -234,8 +238,9 @@ def second_derivative(fun: Callable, argnums: int = 0, *,
     >>> complex(dualad.second_derivative(lambda z: z ** 3)(1j))
     6j
     """
-
     check_argnums(argnums, single=True)
+    if (made := made_before(second_derivative, fun, (argnums, replay))) is not None:
+        return made
 
     def deriv2(fun, *args):
         x = as_float_array(args[argnums], complex_ok=True)
@@ -252,7 +257,7 @@ def second_derivative(fun: Callable, argnums: int = 0, *,
         finally:
             tag1.live = tag2.live = False
 
-    return replayed(deriv2, fun, argnums, replay)
+    return replayed(deriv2, fun, argnums, replay, (second_derivative, (argnums, replay)))
 
 
 # -- passes and assembly ------------------------------------------------------------

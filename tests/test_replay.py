@@ -283,6 +283,66 @@ def test_the_cache_is_bounded_and_dies_with_the_function():
     assert len(_BY_FUNCTION) <= before + 1
 
 
+_CUBIC = lambda x: np.sin(x) * x ** 3
+_ENERGY = lambda x: np.sum(np.sin(x) * x ** 3)
+#: name -> (the transform written inline, its replay=False twin, point)
+MADE_INLINE = {
+    "jacfwd": (lambda **o: dualad.jacfwd(_CUBIC, argnums=0, **o), np.array([0.3, -1.2])),
+    "jacrev": (lambda **o: dualad.jacrev(_CUBIC, nan_safe=True, **o), np.array([0.3, -1.2])),
+    "grad": (lambda **o: dualad.grad(_ENERGY, **o), np.array([0.3, -1.2])),
+    "value_and_grad": (lambda **o: dualad.value_and_grad(_ENERGY, **o), np.array([0.3, 1.2])),
+    "hessian": (lambda **o: dualad.hessian(_ENERGY, mode="fwd-rev", **o), np.array([0.3, 1.])),
+    "derivative": (lambda **o: dualad.derivative(_CUBIC, **o), 0.7),
+    "second_derivative": (lambda **o: dualad.second_derivative(_CUBIC, **o), 0.7),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MADE_INLINE))
+def test_a_transform_made_again_at_every_call_replays(name):
+    """``dualad.jacfwd(f)(x)`` in a loop: each transform made anew finds the cache of
+    the first (made with the same options)."""
+    make, x = MADE_INLINE[name]
+    for _ in range(6):
+        assert identical(make()(x), make(replay=False)(x))
+    assert make().counts["replayed"] > 0, make().counts
+    assert make().cache is make().cache
+
+
+def test_a_transform_made_again_checks_its_options():
+    f = lambda x: np.sin(x)
+    dualad.jacfwd(f, argnums=0)(np.ones(2)), dualad.jacfwd(f, argnums=(1, 0))
+    for argnums in (False, (True, 0)):  # equal to 0 and (1, 0), made before
+        with pytest.raises(TypeError, match="argnums"):
+            dualad.jacfwd(f, argnums=argnums)
+    assert dualad.jacfwd(f, argnums=[0]) is not None  # an unhashable option: made anew
+
+
+class _Model:
+    def __init__(self, w: float) -> None:
+        self.w = w
+
+    def energy(self, x):
+        return self.w * np.sum(np.sin(x) ** 2)
+
+
+def test_a_bound_method_transformed_inline_replays_and_its_cache_dies_with_it():
+    x = np.array([0.3, -1.2, 0.5])
+    model, other = _Model(2.0), _Model(3.0)
+    for k in range(6):
+        for m in (model, other):
+            got = dualad.grad(m.energy)(x)
+            assert identical(got, dualad.grad(m.energy, replay=False)(x))
+        if k == 3:
+            model.w = 2.5  # an attribute changed: the replay sees it
+    assert dualad.grad(model.energy).counts["replayed"] > 0
+    assert dualad.grad(model.energy).cache is not dualad.grad(other.energy).cache
+    gone = __import__("weakref").ref(model)
+    before = len(_BY_FUNCTION)
+    del model
+    gc.collect()
+    assert gone() is None and len(_BY_FUNCTION) == before - 1
+
+
 def test_replay_false_and_nested_transforms_interpret():
     assert not isinstance(dualad.jacfwd(np.sin, replay=False), Transformed)
     g = dualad.grad(lambda x: np.sum(np.sin(x) ** 2))

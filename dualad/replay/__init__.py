@@ -18,7 +18,7 @@ is compiled into generated Python code (:mod:`~dualad.replay.program`).
 
 from .cache import (CACHE_SIZE, COMPILE_AFTER, RECORD_AFTER, REPLAY_BY_DEFAULT, Interpreted,
                     Replayed)
-from .transformed import Transformed, replayed, replayed_call
+from .transformed import Transformed, made_before, replayed, replayed_call
 from .live import Live
 from .program import GuardFailed
 from .recording import Recording
@@ -26,5 +26,5 @@ from .templates import identical
 from .tracing import Recorder, Traced, Unrecordable
 
 __all__ = ["CACHE_SIZE", "COMPILE_AFTER", "RECORD_AFTER", "REPLAY_BY_DEFAULT", "Interpreted",
-           "Replayed", "Transformed", "identical", "replayed", "replayed_call", "Live", "GuardFailed", "Recording", "Recorder",
-           "Traced", "Unrecordable"]
+           "Replayed", "Transformed", "identical", "made_before", "replayed", "replayed_call",
+           "Live", "GuardFailed", "Recording", "Recorder", "Traced", "Unrecordable"]

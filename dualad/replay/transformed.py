@@ -4,7 +4,9 @@
 :class:`~dualad.replay.cache.Replayed` cache of ``f`` and the transform's options
 (its body's code and the values it closes over). The cache is found from ``f``
 under a weak reference, so ``jacfwd(f)(x)`` written inline in a loop finds the
-recording of the last iteration, and the cache dies with ``f``. Each call also
+recording of the last iteration, and the cache dies with ``f`` (a bound method's
+with its object). A transform made again with the same options finds its cache at
+once (:func:`made_before`), so writing it inline costs a look-up. Each call also
 lets NumPy's array constructors take Duals while it runs (:mod:`dualad.constructors`).
 """
 
@@ -21,37 +23,70 @@ from typing import Any
 from ..constructors import enter as enter_constructors, exit as exit_constructors, scoped
 from .cache import Replayed, with_keywords
 
-__all__ = ["Transformed", "replayed", "replayed_call"]
+__all__ = ["Transformed", "made_before", "replayed", "replayed_call"]
+
+
+def made_before(factory: Callable, fun: Callable, options: tuple) -> Transformed | None:
+    """``factory(fun, *options)`` as made before, if it was (else None): the replay
+    cache that transform found, behind a new :class:`Transformed` of ``fun``. The
+    factory checks its options first: options equal but of another type
+    (``argnums=False`` and ``0``) share a key."""
+    if type(fun) is MethodType:
+        owner, key = fun.__self__, (factory, options, fun.__func__)
+    else:
+        owner, key = fun, (factory, options)
+    found = _BY_FUNCTION.get(id(owner))
+    if found is None or found[0]() is not owner:
+        return None
+    try:
+        cache = found[1].get(key)
+    except TypeError:  # an unhashable option
+        return None
+    return None if cache is None else Transformed(cache, fun)
 
 
 def replayed(body: Callable, fun: Callable, argnums: int | Sequence[int] | None,
-             enabled: bool) -> Callable:
+             enabled: bool, made_as: tuple | None = None) -> Callable:
     """``body(fun, *args)`` behind a replay cache tracing the leaves of the arguments
     ``argnums`` (every argument if None), or called as it is when not ``enabled``;
     keyword arguments go to ``fun``.
 
-    The cache is found from ``fun`` (weakly) and the transform — ``body``'s code and
-    the options it closes over —, so ``jacfwd(f)(x)`` written inline in a loop finds
-    the recording of the last iteration. A function that cannot be weakly referenced
-    (a bound method is made anew at each attribute access) has a cache of its own."""
+    The cache is found from ``fun`` (weakly; a bound method's from its object) and
+    the transform — ``body``'s code and the options it closes over —, so
+    ``jacfwd(f)(x)`` written inline in a loop finds the recording of the last
+    iteration. ``made_as``, ``(factory, options)``, lets :func:`made_before` find the
+    cache from the factory's own arguments. A function that cannot be weakly
+    referenced has a cache of its own."""
     if not enabled:
         @scoped
         def interpreted(*args: Any, **kwargs: Any) -> Any:
             return body(with_keywords(fun, kwargs) if kwargs else fun, *args)
         return interpreted
+    owner, extra = _owner(fun)
     try:
         # The code by identity (hashing a code object reads all of it): the cache's
         # body holds that code, so no other code can take its id while the cache lives.
-        variant = (id(body.__code__), *map(_CONTENTS, body.__closure__ or ()))
-        if isinstance(fun, MethodType) or isinstance(body, MethodType):
+        variant = (id(body.__code__), *map(_CONTENTS, body.__closure__ or ()), *extra)
+        if isinstance(body, MethodType):
             raise TypeError("a bound method")
-        cache = _cache_of(fun, variant, body, argnums)  # (TypeError if unhashable)
+        cache = _cache_of(owner, variant, body, argnums)  # (TypeError if unhashable)
+        if made_as is not None:
+            _caches_of(owner)[(*made_as, *extra)] = cache  # (made_before's key)
     except (TypeError, ValueError, AttributeError):
         cache = Replayed(body, argnums)
     return Transformed(cache, fun)
 
 
 _CONTENTS = operator.attrgetter("cell_contents")
+
+
+def _owner(fun: Callable) -> tuple[Any, tuple]:
+    """What ``fun``'s caches are kept on, and what tells them from its neighbours':
+    a bound method is made anew at each attribute access, so its caches live on its
+    object, told apart by the function."""
+    if type(fun) is MethodType:
+        return fun.__self__, (fun.__func__,)
+    return fun, ()
 
 
 class Transformed:
