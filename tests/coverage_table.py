@@ -1,8 +1,8 @@
 """The coverage table of ``docs/coverage.md``, computed from the code.
 
 Every public function of NumPy (``numpy``, ``numpy.linalg``, ``numpy.fft``),
-``scipy.special``, ``scipy.linalg``, ``scipy.signal``, ``scipy.stats`` and
-``scipy.integrate`` gets dualad's status beside JAX's:
+``scipy.special``, ``scipy.linalg``, ``scipy.signal``, ``scipy.stats``,
+``scipy.integrate`` and ``scipy.optimize`` gets dualad's status beside JAX's:
 
 - ``rule``: dualad differentiates it (a rule, a spec row, or for SciPy an installed
   dispatcher). ``tested`` says its spec row runs in every
@@ -57,6 +57,7 @@ MODULES = {
     "scipy.linalg": "jax.scipy.linalg",
     "scipy.signal": "jax.scipy.signal",
     "scipy.integrate": "jax.scipy.integrate",
+    "scipy.optimize": "jax.scipy.optimize",
     "scipy.stats": "jax.scipy.stats",
 }
 

@@ -48,17 +48,30 @@ from .shape import getitem, reshape, shape_of
 SCIPY_RULES: dict[str, dict[str, Callable]] = {}
 #: Each installed dispatcher -> SciPy's original function.
 ORIGINALS: dict[Callable, Callable] = {}
+#: Implementations that take every call: solvers, whose callbacks may close over
+#: Duals that no argument shows (they call SciPy's own where nothing is differentiated).
+TAKING_CALLBACKS: set[Callable] = set()
 
 
-def scipy_rule(module: str, *names: str) -> Callable[[Callable], Callable]:
-    """Declare ``implementation`` as dualad's ``module.name`` for Duals (decorator)."""
+def scipy_rule(module: str, *names: str, callbacks: bool = False
+               ) -> Callable[[Callable], Callable]:
+    """Declare ``implementation`` as dualad's ``module.name`` for Duals (decorator);
+    ``callbacks``: for every call, Duals or not (see :data:`TAKING_CALLBACKS`)."""
 
     def decorate(implementation: Callable) -> Callable:
         for name in names:
             SCIPY_RULES.setdefault(module, {})[name] = implementation
+        if callbacks:
+            TAKING_CALLBACKS.add(implementation)
         return implementation
 
     return decorate
+
+
+def original(module: str, name: str) -> Callable:
+    """SciPy's own ``module.name``, under dualad's dispatcher if one is installed."""
+    found = getattr(_scipy(module), name)
+    return ORIGINALS.get(found, found)
 
 
 def _resolved(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
@@ -78,8 +91,12 @@ def _holds_dual(args: tuple, kwargs: dict) -> bool:
 
 
 def _dispatcher(original: Callable, implementation: Callable, method: bool) -> Callable:
-    implementation = entry_point(implementation)  # one operation of a replayed call
-    if method:  # a method: ``self`` is the distribution, never a Dual
+    if implementation in TAKING_CALLBACKS:  # (not one operation: the callbacks run)
+        def dispatch(*args, **kwargs):
+            return implementation(*args, **kwargs)
+    elif method:  # a method: ``self`` is the distribution, never a Dual
+        implementation = entry_point(implementation)  # one operation of a replayed call
+
         def dispatch(self, *args, **kwargs):
             args, kwargs = _resolved(args, kwargs)
             if _holds_dual(args, kwargs):
@@ -88,6 +105,8 @@ def _dispatcher(original: Callable, implementation: Callable, method: bool) -> C
                 return implementation(self, *args, **kwargs)
             return original(self, *args, **kwargs)
     else:
+        implementation = entry_point(implementation)  # one operation of a replayed call
+
         def dispatch(*args, **kwargs):
             args, kwargs = _resolved(args, kwargs)
             if _holds_dual(args, kwargs):
@@ -334,6 +353,6 @@ def _convolve(in1, in2, mode="full", method="auto"):
 
 from . import scipy_linalg, scipy_stats  # noqa: E402,F401,I001  (declare their rules here)
 from . import scipy_distributions, scipy_matrices, scipy_signal, scipy_special  # noqa: E402,F401,I001
-from . import scipy_integrate  # noqa: E402,F401,I001
+from . import scipy_integrate, scipy_optimize  # noqa: E402,F401,I001
 
 install_all()

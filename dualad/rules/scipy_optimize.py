@@ -1,0 +1,335 @@
+"""scipy.optimize's root finders, differentiated by the implicit function theorem;
+and ``rosen`` with its derivatives, plain NumPy behind SciPy's ``np.asarray``.
+
+A root x* of F(x, p) = 0 moves with the parameters as dx*/dp = −(∂F/∂x)⁻¹ ∂F/∂p. The
+parameters reach F however the user passes them — through ``args=``, or closed over
+by the callback (a lambda reading ``p``) — so none is asked for:
+
+1. SciPy's own solver runs on F's primal values: the primal root is SciPy's, bit for
+   bit (F runs on the transform's values, its perturbations dropped).
+2. ∂F/∂x at x* comes from :func:`dualad.jacfwd` (a derivative for a scalar root, a
+   diagonal for ``newton`` of an array), its primal part.
+3. Chord Newton steps on F evaluated with the transform's values, x ← x − (∂F/∂x)⁻¹ F(x)
+   with the primal part of each step dropped, give x*'s perturbations: each step makes
+   one more order exact (one for a Dual or reverse mode, two for a hyper-dual's second
+   order, one more per nested transform). No formula per mode: F's own rules do it.
+
+The derivative is that of the exact root at SciPy's x* (as exact as the solver's
+tolerance). A root where ∂F/∂x is singular has no derivative: a TypeError says so. A
+solver that did not converge gives the derivative at its last iterate, with a warning.
+The dispatchers take every call: a callback's values show whether anything is
+differentiated, and where nothing is, SciPy's own result is returned untouched (the
+cost: one type test per callback call).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import optree
+
+from ..dual import Dual, as_operand, primal_value
+from ..fillable import resolved_tree
+from ..hyperdual import HyperDual
+from ..primitive import Boxed
+from .scipy_functions import original, scipy_rule
+
+_MODULE = "scipy.optimize"
+
+
+def _holds_box(tree: Any) -> bool:
+    return any(isinstance(leaf, Boxed) for leaf in optree.tree_leaves(tree))
+
+
+def _primal_tree(tree: Any) -> Any:
+    """``tree`` with every perturbation dropped (arrays filled with Duals included)."""
+    tree = resolved_tree(tree)
+    return optree.tree_map(primal_value, tree) if _holds_box(tree) else tree
+
+
+class _Watched:
+    """A callback for SciPy's solver: the user's, on the primal values, noting whether
+    its result carried perturbations (closed-over parameters)."""
+
+    def __init__(self, fun: Callable) -> None:
+        self.fun, self.boxed = fun, False
+
+    def __call__(self, *args: Any) -> Any:
+        out = self.fun(*args)
+        if type(out) is np.ndarray or type(out) is float:
+            return out  # (the common case, at once)
+        out = resolved_tree(out)
+        if _holds_box(out):
+            self.boxed = True
+            return _primal_tree(out)
+        return out
+
+
+def _vector(out: Any) -> Any:
+    """A callback's result (an array, a scalar, or a list of them) as a 1-D array."""
+    out = resolved_tree(out)
+    if isinstance(out, (list, tuple)):
+        out = np.stack([np.reshape(v, ()) if isinstance(v, Boxed) else np.asarray(v, float)
+                        for v in out])
+    return np.reshape(out, (-1,))
+
+
+def _order(value: Any) -> int:
+    """The highest order of perturbation ``value`` carries (1 for a Dual, 2 for a
+    hyper-dual, the sum of the levels for nested transforms)."""
+    order = 0
+    while isinstance(value, Dual):
+        order += 2 if isinstance(value, HyperDual) else 1
+        value = value.primal
+    return order
+
+
+def _implicit(residual: Callable, x_star: Any, name: str, diagonal: bool = False) -> Any:
+    """``x_star`` (a root of ``residual``'s primal) with the perturbations of the exact
+    root of ``residual`` (see the module docstring); ``diagonal``: each output depends
+    on its own input only (``newton`` of an array)."""
+    from ..forward import jacfwd, jvp
+
+    shape = np.shape(x_star)
+    x0 = np.reshape(np.asarray(x_star, dtype=np.result_type(x_star, float)), (-1,))
+
+    def flat(x: Any) -> Any:
+        return _vector(residual(np.reshape(x, shape) if shape else np.reshape(x, ())))
+
+    # ∂F/∂x first: a replayed call's values are then the interpreter's Duals.
+    if diagonal:
+        slope = primal_value(jvp(flat, (x0,), (np.ones_like(x0),), replay=False)[1])
+    else:
+        slope = primal_value(jacfwd(flat, replay=False)(x0))
+        if slope.shape != (x0.size, x0.size):
+            raise TypeError(f"{name}: the residual has {slope.shape[0]} components for "
+                            f"{x0.size} unknowns; dualad differentiates square systems")
+    r = flat(x0)
+    if not isinstance(r, Boxed):
+        return x_star  # the root does not depend on what the transform differentiates
+    r = r._interpreted()
+    _check_regular(slope, name, diagonal)
+    x = x0
+    for step in range(_order(r)):
+        if step:
+            r = flat(x)
+        d = r / slope if diagonal else np.linalg.solve(slope, r)
+        x = x - (d - primal_value(d))  # (the primal stays SciPy's root, bit for bit)
+    return np.reshape(x, shape)
+
+
+def _check_regular(slope: np.ndarray, name: str, diagonal: bool) -> None:
+    """A TypeError where ∂F/∂x is singular at the root (no derivative exists)."""
+    if diagonal or slope.ndim == 0:
+        singular = not np.all(np.isfinite(1 / slope)) if np.size(slope) else False
+    else:
+        singular = (not np.all(np.isfinite(slope))
+                    or np.linalg.cond(slope) * np.finfo(float).eps >= 1)
+    if singular:
+        raise TypeError(f"{name}: ∂F/∂x is singular at the root, so the root does not "
+                        "move smoothly with the parameters and has no derivative (the "
+                        "equations do not determine x there: a repeated equation, a "
+                        "double root)")
+
+
+def _warn_unconverged(name: str, converged: bool, message: Any = "") -> None:
+    if not converged:
+        warnings.warn(f"{name} did not converge ({message}): the derivative given is that "
+                      "of the exact root at its last iterate", RuntimeWarning, stacklevel=4)
+
+
+def _bound(fun: Callable, args: Any) -> Callable:
+    args = args if isinstance(args, tuple) else (args,)
+    return lambda x: fun(x, *args)
+
+
+# -- systems: root, fsolve ---------------------------------------------------------------
+
+@scipy_rule(_MODULE, "root", callbacks=True)
+def root(fun: Callable, x0: Any, args: Any = (), method: str = "hybr", jac: Any = None,
+         **options: Any) -> Any:
+    """``scipy.optimize.root``, its ``x`` differentiated in ``args`` and in what ``fun``
+    closes over (every method: the derivative is the exact root's)."""
+    watched = _Watched(fun)
+    plain_jac = _Watched(jac) if callable(jac) else jac
+    result = original(_MODULE, "root")(watched, _primal_tree(x0), args=_primal_tree(args),
+                                       method=method, jac=plain_jac, **options)
+    if not (watched.boxed or _holds_box(args)):
+        return result
+    _warn_unconverged("scipy.optimize.root", result.success, result.message)
+    values = fun if jac is not True else (lambda *a: fun(*a)[0])
+    result.x = _implicit(_bound(values, args), result.x, "scipy.optimize.root")
+    return result
+
+
+@scipy_rule(_MODULE, "fsolve", callbacks=True)
+def fsolve(func: Callable, x0: Any, args: Any = (), fprime: Callable | None = None,
+           full_output: bool = False, **options: Any) -> Any:
+    """``scipy.optimize.fsolve``, its root differentiated as :func:`root`'s."""
+    watched = _Watched(func)
+    found = original(_MODULE, "fsolve")(
+        watched, _primal_tree(x0), args=_primal_tree(args),
+        fprime=_Watched(fprime) if fprime is not None else None,
+        full_output=True, **options)
+    x, info, status, message = found
+    if watched.boxed or _holds_box(args):
+        _warn_unconverged("scipy.optimize.fsolve", status == 1, message)
+        x = _implicit(_bound(func, args), x, "scipy.optimize.fsolve")
+    return (x, info, status, message) if full_output else x
+
+
+def _large_scale(name: str) -> Callable:
+    def solve(F: Callable, xin: Any, *rest: Any, **options: Any) -> Any:
+        watched = _Watched(F)
+        x = original(_MODULE, name)(watched, _primal_tree(xin), *rest, **options)
+        return _implicit(F, x, f"scipy.optimize.{name}") if watched.boxed else x
+
+    solve.__name__ = solve.__qualname__ = name
+    solve.__doc__ = (f"``scipy.optimize.{name}``, its root differentiated in what ``F`` "
+                     "closes over.")
+    return solve
+
+
+for _name in ("anderson", "broyden1", "broyden2", "diagbroyden", "newton_krylov"):
+    scipy_rule(_MODULE, _name, callbacks=True)(_large_scale(_name))
+
+
+# -- scalar roots: brackets, newton, root_scalar -----------------------------------------
+
+def _bracketing(name: str) -> Callable:
+    def solve(f: Callable, a: Any, b: Any, args: Any = (), *rest: Any, **options: Any) -> Any:
+        watched = _Watched(f)
+        found = original(_MODULE, name)(watched, _primal_tree(a), _primal_tree(b),
+                                        _primal_tree(args), *rest, **options)
+        if not (watched.boxed or _holds_box(args)):
+            return found
+        full = isinstance(found, tuple)
+        x, info = found if full else (found, None)
+        converged = info.converged if info is not None else True
+        _warn_unconverged(f"scipy.optimize.{name}", converged,
+                          getattr(info, "flag", ""))
+        x = _implicit(_bound(f, args), x, f"scipy.optimize.{name}")
+        if full:
+            info.root = x
+            return x, info
+        return x
+
+    solve.__name__ = solve.__qualname__ = name
+    solve.__doc__ = (f"``scipy.optimize.{name}``, its root differentiated in ``args`` "
+                     "and in what ``f`` closes over (not in the bracket).")
+    return solve
+
+
+for _name in ("brentq", "brenth", "ridder", "bisect", "toms748"):
+    scipy_rule(_MODULE, _name, callbacks=True)(_bracketing(_name))
+
+
+@scipy_rule(_MODULE, "newton", callbacks=True)
+def newton(func: Callable, x0: Any, fprime: Callable | None = None, args: Any = (),
+           *rest: Any, full_output: bool = False, **options: Any) -> Any:
+    """``scipy.optimize.newton`` (secant, Newton, Halley; a scalar or an array of
+    independent roots), its root differentiated in ``args`` and what ``func`` closes
+    over."""
+    watched = _Watched(func)
+    plain = [_Watched(g) if callable(g) else g for g in (fprime, options.pop("fprime2", None))]
+    found = original(_MODULE, "newton")(watched, _primal_tree(x0), plain[0],
+                                        _primal_tree(args), *rest, fprime2=plain[1],
+                                        full_output=full_output, **options)
+    if not (watched.boxed or _holds_box(args)):
+        return found
+    x = found[0] if full_output else found
+    if full_output and np.ndim(x) == 0:
+        _warn_unconverged("scipy.optimize.newton", found[1].converged, found[1].flag)
+    elif full_output:
+        _warn_unconverged("scipy.optimize.newton", bool(np.all(found[1])), "some elements")
+    x = _implicit(_bound(func, args), x, "scipy.optimize.newton",
+                  diagonal=np.ndim(x) > 0)
+    if not full_output:
+        return x
+    if hasattr(found, "_replace"):  # an array's (root, converged, zero_der)
+        return found._replace(root=x)
+    found[1].root = x
+    return (x, *found[1:])
+
+
+@scipy_rule(_MODULE, "root_scalar", callbacks=True)
+def root_scalar(f: Callable, args: Any = (), method: str | None = None, bracket: Any = None,
+                fprime: Any = None, fprime2: Any = None, x0: Any = None, x1: Any = None,
+                **options: Any) -> Any:
+    """``scipy.optimize.root_scalar`` (every method), its ``root`` differentiated in
+    ``args`` and what ``f`` closes over."""
+    watched = _Watched(f)
+    plain = [_Watched(g) if callable(g) else g for g in (fprime, fprime2)]
+    values = (lambda *a: f(*a)[0]) if fprime is True else f
+    result = original(_MODULE, "root_scalar")(
+        watched, args=_primal_tree(args), method=method,
+        bracket=_primal_tree(bracket),
+        fprime=plain[0], fprime2=plain[1], x0=_primal_tree(x0), x1=_primal_tree(x1),
+        **options)
+    if watched.boxed or _holds_box(args):
+        _warn_unconverged("scipy.optimize.root_scalar", result.converged, result.flag)
+        result.root = _implicit(_bound(values, args), result.root,
+                                "scipy.optimize.root_scalar")
+    return result
+
+
+@scipy_rule(_MODULE, "fixed_point", callbacks=True)
+def fixed_point(func: Callable, x0: Any, args: Any = (), **options: Any) -> Any:
+    """``scipy.optimize.fixed_point``, x* = func(x*) differentiated in ``args`` and what
+    ``func`` closes over (the root of ``func(x) − x``)."""
+    watched = _Watched(func)
+    x = original(_MODULE, "fixed_point")(watched, _primal_tree(x0), args=_primal_tree(args),
+                                         **options)
+    if not (watched.boxed or _holds_box(args)):
+        return x
+    bound = _bound(func, args)
+    return _implicit(lambda y: bound(y) - y, x, "scipy.optimize.fixed_point")
+
+
+# -- the Rosenbrock function and its derivatives (plain NumPy behind SciPy's asarray) ----
+
+@scipy_rule(_MODULE, "rosen")
+def rosen(x: Any) -> Any:
+    """``scipy.optimize.rosen`` (along the first axis, as SciPy's broadcasts)."""
+    x = as_operand(x)
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2.0) ** 2.0 + (1 - x[:-1]) ** 2.0, axis=0)
+
+
+def _rosen_diagonal(x: Any) -> Any:
+    ends = [np.reshape(1200 * x[0] ** 2 - 400 * x[1] + 2, (1,)),
+            np.full(1, 200.0, np.result_type(primal_value(x)))]
+    return np.concatenate([ends[0], 202 + 1200 * x[1:-1] ** 2 - 400 * x[2:], ends[1]])
+
+
+@scipy_rule(_MODULE, "rosen_der")
+def rosen_der(x: Any) -> Any:
+    """``scipy.optimize.rosen_der``, its gradient."""
+    x = as_operand(x)
+    inner, before, after = x[1:-1], x[:-2], x[2:]
+    first = -400 * x[0] * (x[1] - x[0] ** 2) - 2 * (1 - x[0])
+    middle = (200 * (inner - before ** 2) - 400 * (after - inner ** 2) * inner
+              - 2 * (1 - inner))
+    last = 200 * (x[-1] - x[-2] ** 2)
+    return np.concatenate([np.reshape(first, (1,)), middle, np.reshape(last, (1,))])
+
+
+@scipy_rule(_MODULE, "rosen_hess")
+def rosen_hess(x: Any) -> Any:
+    """``scipy.optimize.rosen_hess``, its Hessian (a dense matrix)."""
+    x = np.reshape(as_operand(x), (-1,))
+    off = -400 * x[:-1]
+    return np.diag(off, 1) + np.diag(off, -1) + np.diag(_rosen_diagonal(x))
+
+
+@scipy_rule(_MODULE, "rosen_hess_prod")
+def rosen_hess_prod(x: Any, p: Any) -> Any:
+    """``scipy.optimize.rosen_hess_prod``, the Hessian times ``p``."""
+    x, p = np.reshape(as_operand(x), (-1,)), as_operand(p)
+    off = -400 * x[:-1]
+    zero = np.zeros(1, np.result_type(primal_value(x), primal_value(p)))
+    below = np.concatenate([zero, off * p[:-1]])
+    above = np.concatenate([off * p[1:], zero])
+    return _rosen_diagonal(x) * p + below + above

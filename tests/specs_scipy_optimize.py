@@ -1,0 +1,79 @@
+"""Spec rows: scipy.optimize's root finders (dualad/rules/scipy_optimize.py).
+
+Each row solves, with SciPy's solver at a tight tolerance, an equation whose
+parameters are the row's arguments — closed over by the callback, or passed by
+``args=`` — so that central differences of the solver check the implicit
+function theorem's derivatives to the row's tolerance. The equations have one
+regular root over the whole domain (x³ + x = a, a contraction for
+``fixed_point``). No JAX row: JAX has no SciPy root finder (nor ``rosen``). Not
+under dualad_gpu: SciPy's solvers run on the host. The Rosenbrock rows are plain
+NumPy, under dualad_gpu too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from specs import Spec
+
+try:
+    import scipy.optimize as so
+except ImportError:  # scipy is optional
+    so = None
+
+TIGHT = 1e-15
+SYSTEM_TOL = 1e-13  # (MINPACK stops short of a tighter one: success False)
+SCALAR = (((),),)
+VECTOR = (((3,),),)
+
+
+def _cubic(a):
+    """The residual of x³ + x = a (one real root, F' ≥ 1)."""
+    return lambda x: x ** 3 + x - a
+
+
+def _coupled(x, a, b):
+    """A coupled system of three equations, regular for |b| ≤ 1: x + tanh(b x)/5 = a."""
+    return x + 0.2 * np.tanh(b @ x) - a
+
+
+ROWS: list[Spec] = []
+if so is not None:
+    ROWS = [
+        Spec("scipy.optimize.root",
+             lambda a, b: so.root(_coupled, np.zeros(3), args=(a, b), tol=SYSTEM_TOL).x,
+             (((3,), (3, 3)),), (-1.0, 1.0), variant="hybr, args", gpu=False),
+        Spec("scipy.optimize.root",
+             lambda a: so.root(_cubic(a), np.zeros(3), method="lm", tol=SYSTEM_TOL).x,
+             VECTOR, variant="lm, closure", gpu=False),
+        Spec("scipy.optimize.fsolve",
+             lambda a, b: so.fsolve(lambda x: _coupled(x, a, b), np.zeros(3), xtol=SYSTEM_TOL),
+             (((3,), (3, 3)),), (-1.0, 1.0), gpu=False),
+        *[Spec(f"scipy.optimize.{name}",
+               lambda a, name=name: getattr(so, name)(_cubic(a), np.zeros(3), f_tol=1e-14),
+               VECTOR, gpu=False) for name in ("anderson", "broyden2")],
+        *[Spec(f"scipy.optimize.{name}",
+               lambda a, name=name: getattr(so, name)(_cubic(a), -3.0, 3.0, xtol=TIGHT),
+               SCALAR, gpu=False) for name in ("brentq", "brenth", "ridder", "toms748")],
+        Spec("scipy.optimize.bisect",
+             lambda a: so.bisect(lambda x, c: x ** 3 + x - c, -3.0, 3.0, args=(a,), xtol=TIGHT),
+             SCALAR, gpu=False),
+        Spec("scipy.optimize.newton",
+             lambda a: (so.newton(_cubic(a), 0.5, tol=TIGHT),
+                        so.newton(_cubic(a), 0.5, fprime=lambda x: 3 * x ** 2 + 1, tol=TIGHT)),
+             SCALAR, variant="secant, newton", gpu=False),
+        Spec("scipy.optimize.newton", lambda a: so.newton(_cubic(a), np.zeros(3), tol=TIGHT),
+             VECTOR, variant="array", gpu=False),
+        Spec("scipy.optimize.root_scalar",
+             lambda a: (so.root_scalar(_cubic(a), bracket=[-3.0, 3.0], xtol=TIGHT).root,
+                        so.root_scalar(_cubic(a), x0=0.5, fprime=lambda x: 3 * x ** 2 + 1,
+                                       xtol=TIGHT).root),
+             SCALAR, gpu=False),
+        Spec("scipy.optimize.rosen", lambda x: so.rosen(x), (((4,),), ((3, 2),))),
+        Spec("scipy.optimize.rosen_der", lambda x: so.rosen_der(x), (((4,),),)),
+        Spec("scipy.optimize.rosen_hess", lambda x: so.rosen_hess(x), (((4,),),)),
+        Spec("scipy.optimize.rosen_hess_prod", lambda x, p: so.rosen_hess_prod(x, p),
+             (((4,), (4,)),)),
+        Spec("scipy.optimize.fixed_point",
+             lambda a: so.fixed_point(lambda x: 0.5 * np.cos(x) + a, np.zeros(3), xtol=TIGHT),
+             VECTOR, gpu=False),
+    ]

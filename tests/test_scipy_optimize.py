@@ -1,0 +1,143 @@
+"""scipy.optimize's root finders differentiated by the implicit function theorem
+(dualad/rules/scipy_optimize.py).
+
+The spec rows (``specs_scipy_optimize.py``) check every solver against central
+differences in first and second order, forward against reverse mode and under the
+replay. Here: the reproducers of issue 26 in every mode, the primal being SciPy's own
+bit for bit, third order by nesting against the closed form, a callback filling an
+array, results' other fields, what SciPy gives when nothing is differentiated, and
+the errors and warnings of a root that has no derivative or was not reached.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import dualad
+
+so = pytest.importorskip("scipy.optimize")
+
+P = np.array([2.0, 0.5])
+#: The reproducers of issue 26: parameters closed over, and through args=.
+REPRODUCERS = {
+    "root": lambda p: so.root(lambda x: x ** 3 - p[0] * x - p[1], [1.0], tol=1e-13).x,
+    "root, args": lambda p: so.root(lambda x, a: x ** 3 - a[0] * x - a[1], [1.0], args=(p,),
+                                    tol=1e-13).x,
+    "brentq": lambda p: np.array([so.brentq(lambda x: x ** 3 - p[0], 0, 5, xtol=1e-15)]),
+    "fsolve": lambda p: so.fsolve(lambda x: np.exp(x) - p, np.zeros(2), xtol=1e-13),
+    "newton": lambda p: np.array([so.newton(lambda x: np.cos(x) - p[1] * x, 0.5, tol=1e-15)]),
+    "root_scalar": lambda p: np.array([so.root_scalar(lambda x: x ** 3 - p[0] * p[1],
+                                                      bracket=[0, 5], xtol=1e-15).root]),
+}
+
+
+def _central(f, p, h=1e-6):
+    columns = []
+    for i in range(p.size):
+        step = np.zeros_like(p)
+        step[i] = h
+        columns.append((np.asarray(f(p + step)) - np.asarray(f(p - step))) / (2 * h))
+    return np.stack(columns, -1)
+
+
+@pytest.mark.parametrize("name", sorted(REPRODUCERS))
+def test_the_reproducers_in_every_mode(name):
+    f = REPRODUCERS[name]
+    J = dualad.jacfwd(f)(P)
+    assert_allclose(J, _central(f, P), rtol=1e-7, atol=1e-8)
+    assert_allclose(dualad.jacrev(f)(P), J, rtol=1e-12, atol=1e-14)
+    energy = lambda p: np.sum(f(p) ** 2)
+    expected = _central(dualad.grad(energy), P, 1e-5)
+    for mode in ("hyperdual", "fwd-rev"):
+        assert_allclose(dualad.hessian(energy, mode=mode)(P), expected, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["broyden1", "diagbroyden", "newton_krylov"])
+def test_the_large_scale_solvers_without_spec_rows(name):
+    """Solvers that stop short of the spec rows' tolerance at some points: checked at
+    one point against the closed form, dx/da = 1/(3x² + 1), at their own root."""
+    a = np.array([0.3, -0.4, 0.2])
+    solve = lambda a: getattr(so, name)(lambda x: x ** 3 + x - a, np.zeros(3), f_tol=1e-10,
+                                        maxiter=2000)
+    x = solve(a)
+    assert_allclose(dualad.jacfwd(solve)(a), np.diag(1 / (3 * x ** 2 + 1)), rtol=1e-12)
+
+
+def test_the_primal_is_scipy_s_bit_for_bit():
+    seen = []
+    dualad.jacfwd(lambda p: seen.append(dualad.primal_value(REPRODUCERS["root"](p))) or
+                  REPRODUCERS["root"](p))(P)
+    assert np.array_equal(seen[0], so.root(lambda x: x ** 3 - P[0] * x - P[1], [1.0],
+                                           tol=1e-13).x)
+
+
+def test_third_order_by_nesting_matches_the_closed_form():
+    cube_root = lambda a: so.brentq(lambda x: x ** 3 - a, 0.0, 5.0, xtol=1e-15)
+    for a in (2.0, 3.0):
+        assert_allclose(dualad.derivative(cube_root)(a), a ** (-2 / 3) / 3, rtol=1e-13)
+        assert_allclose(dualad.second_derivative(cube_root)(a), -2 / 9 * a ** (-5 / 3),
+                        rtol=1e-12)
+        assert_allclose(dualad.derivative(dualad.second_derivative(cube_root))(a),
+                        10 / 27 * a ** (-8 / 3), rtol=1e-12)
+
+
+def test_a_callback_filling_an_array_element_by_element():
+    def model(p):
+        def residual(x):
+            out = np.zeros(2)
+            out[0] = x[0] + 0.1 * np.sin(x[1]) - p[0]
+            out[1] = x[1] - 0.1 * x[0] ** 2 - p[1]
+            return out
+        return so.root(residual, np.zeros(2), tol=1e-13).x
+
+    assert_allclose(dualad.jacfwd(model)(P), _central(model, P), rtol=1e-7, atol=1e-9)
+
+
+def test_results_keep_scipy_s_fields():
+    def brackets(p):
+        x, info = so.brentq(lambda x: x ** 3 - p[0], 0, 5, xtol=1e-15, full_output=True)
+        assert info.converged and info.root is x
+        return np.stack([x])
+
+    assert_allclose(dualad.jacfwd(brackets)(P), [[P[0] ** (-2 / 3) / 3, 0.0]], rtol=1e-12)
+
+    def elementwise(p):
+        found = so.newton(lambda x: x ** 2 - p, np.ones(2), tol=1e-15, full_output=True)
+        assert found.converged.all()
+        return found.root
+
+    assert_allclose(dualad.jacfwd(elementwise)(P), np.diag(0.5 / np.sqrt(P)), rtol=1e-12)
+
+    def result(p):
+        r = so.root(lambda x: x - p, np.zeros(2))
+        assert r.success and isinstance(r.message, str) and r.nfev > 0
+        return r.x
+
+    assert_allclose(dualad.jacfwd(result)(P), np.eye(2))
+
+
+def test_nothing_differentiated_gives_scipy_s_own_result():
+    plain = so.root(lambda x: x ** 3 - 2.0, [1.0])
+    assert so.root.__wrapped__ is not so.root  # dualad's dispatcher, SciPy's within
+    assert type(plain) is type(so.root.__wrapped__(lambda x: x ** 3 - 2.0, [1.0]))
+    # In a transform, a root that does not depend on the differentiated values:
+    J = dualad.jacfwd(lambda p: p * so.brentq(lambda x: x ** 3 - 2.0, 0, 5))(P)
+    assert_allclose(J, np.eye(2) * 2.0 ** (1 / 3), rtol=1e-12)
+
+
+def test_a_singular_jacobian_at_the_root_raises():
+    # Two copies of one equation: x[1] is not determined, and has no derivative.
+    repeated = lambda p: so.root(lambda x: np.array([x[0] + x[1] - p[0]] * 2), np.zeros(2)).x
+    with pytest.raises(TypeError, match="singular at the root"):
+        dualad.jacfwd(repeated)(P)
+
+
+def test_a_solver_that_did_not_converge_warns():
+    stopped = lambda p: so.root(lambda x: np.exp(x) - p, np.zeros(2),
+                                options={"maxfev": 3}).x
+    with pytest.warns(RuntimeWarning, match="did not converge"):
+        dualad.jacfwd(stopped)(P)
