@@ -5,7 +5,11 @@ parameters are the row's arguments — closed over by the callback, or passed by
 ``args=`` — so that central differences of the solver check the implicit
 function theorem's derivatives to the row's tolerance. The equations have one
 regular root over the whole domain (x³ + x = a, a contraction for
-``fixed_point``). No JAX row: JAX has no SciPy root finder (nor ``rosen``). Not
+``fixed_point``), the minimisers one minimum. A minimiser stops at a gradient of
+about 1e-12, so differences of its optimum are good to about 1e-5: those rows
+check to 1e-4 (``tests/test_scipy_minimize.py`` checks closed forms to 1e-12).
+The fits are of a line, exact (``curve_fit`` given its Jacobian, whose ``pcov``
+SciPy would otherwise compute from differences). No JAX row: JAX has no SciPy root finder (nor ``rosen``). Not
 under dualad_gpu: SciPy's solvers run on the host. The Rosenbrock rows are plain
 NumPy, under dualad_gpu too.
 """
@@ -29,6 +33,14 @@ VECTOR = (((3,),),)
 def _cubic(a):
     """The residual of x³ + x = a (one real root, F' ≥ 1)."""
     return lambda x: x ** 3 + x - a
+
+
+def _separable(x, a):
+    """An objective with one minimum, moving with a: Σ (x − a)² + x⁴/10."""
+    return np.sum((x - a) ** 2) + 0.1 * np.sum(x ** 4)
+
+
+LINE = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0], [1.0, 3.0]])
 
 
 def _coupled(x, a, b):
@@ -73,6 +85,21 @@ if so is not None:
         Spec("scipy.optimize.rosen_hess", lambda x: so.rosen_hess(x), (((4,),),)),
         Spec("scipy.optimize.rosen_hess_prod", lambda x, p: so.rosen_hess_prod(x, p),
              (((4,), (4,)),)),
+        Spec("scipy.optimize.minimize",
+             lambda a: so.minimize(_separable, np.zeros(3), args=(a,), method="trust-ncg",
+                                   jac=lambda x, a: 2 * (x - a) + 0.4 * x ** 3,
+                                   hess=lambda x, a: np.diag(2 + 1.2 * x ** 2), tol=1e-12).x,
+             VECTOR, rtol=1e-4, atol=1e-4, variant="trust-ncg, args", gpu=False),
+        Spec("scipy.optimize.minimize_scalar",
+             lambda a: so.minimize_scalar(lambda x: (x - a) ** 2 + 0.1 * x ** 4, tol=1e-14).x,
+             SCALAR, rtol=1e-4, atol=1e-4, gpu=False),
+        Spec("scipy.optimize.least_squares",
+             lambda y: so.least_squares(lambda c: LINE @ c - y, np.zeros(2), method="lm").x,
+             (((4,),),), gpu=False),
+        Spec("scipy.optimize.curve_fit",
+             lambda y: so.curve_fit(lambda t, a, b: a + b * t, LINE[:, 1], y, p0=[0.0, 0.0],
+                                    jac=lambda t, a, b: LINE),
+             (((4,),),), variant="popt, pcov", gpu=False),
         Spec("scipy.optimize.fixed_point",
              lambda a: so.fixed_point(lambda x: 0.5 * np.cos(x) + a, np.zeros(3), xtol=TIGHT),
              VECTOR, gpu=False),

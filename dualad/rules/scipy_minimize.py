@@ -1,0 +1,245 @@
+"""scipy.optimize's minimisers and fits, differentiated at their optimum.
+
+A minimum x* of f(x, p) solves ∇ₓf(x*, p) = 0: the implicit function theorem of
+:mod:`dualad.rules.scipy_optimize` applies to the gradient, whose Jacobian is the
+Hessian (forward over reverse, from the same rule table). Components held at an
+active bound follow the bound (their derivative is the bound's: 0 for a constant
+bound); the others satisfy the gradient equation with those held. As for the root
+finders, parameters reach the objective through ``args=`` or closed over, SciPy's
+own optimum is the primal, bit for bit, and a run that did not succeed warns.
+
+- ``minimize`` (every method, ``bounds`` included): ``x``, and ``fun`` (its
+  derivative is ∂f/∂p at x*, the envelope theorem). Constraints are not
+  differentiated yet: a TypeError says so when the optimum depends on the
+  transform's values.
+- ``minimize_scalar``: ``x`` and ``fun``.
+- ``least_squares`` (every robust ``loss`` of SciPy, bounds through its
+  ``active_mask``): ``x``, ``cost`` and ``fun`` (the residuals at x*).
+- ``curve_fit``: ``popt`` and ``pcov`` in ``ydata``, ``sigma``, ``xdata`` and what
+  the model closes over — the error propagation people do by hand. ``pcov`` is
+  differentiated as (JᵀJ)⁻¹ s² with the exact Jacobian J of the weighted
+  residuals (its primal stays SciPy's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..dual import primal_value
+from .scipy_functions import original, scipy_rule
+from .scipy_optimize import (_MODULE, _Watched, _bound, _holds_box, _implicit,
+                             _primal_tree, _warn_unconverged)
+
+
+def _with_primal(value: Any, plain: Any) -> Any:
+    """``value``'s perturbations on ``plain`` (SciPy's number, kept bit for bit)."""
+    return value - primal_value(value) + plain
+
+
+def _gradient_of(objective: Callable) -> Callable:
+    from ..reverse import grad
+    return lambda x: grad(objective, replay=False)(x)
+
+
+def _at_optimum(objective: Callable, x_star: np.ndarray, active: np.ndarray | None,
+                held: Any, name: str) -> Any:
+    """x* with its perturbations: the free components by the implicit function
+    theorem on the gradient, the ``active`` ones equal to ``held`` (their bounds)."""
+    if active is None or not np.any(active):
+        return _implicit(_gradient_of(objective), x_star, name)
+    free = ~active
+    fixed = held[active]
+
+    def of_free(x_free: Any) -> Any:
+        return objective(_assembled(x_free, fixed, free))
+
+    x_free = _implicit(_gradient_of(of_free), x_star[free], name) if np.any(free) \
+        else x_star[free]
+    return _assembled(x_free, fixed, free)
+
+
+def _assembled(x_free: Any, fixed: Any, free: np.ndarray) -> Any:
+    """The vector with ``x_free`` where ``free``, ``fixed`` elsewhere."""
+    order = np.argsort(np.concatenate([np.flatnonzero(free), np.flatnonzero(~free)]),
+                       kind="stable")
+    return np.concatenate([np.reshape(x_free, (-1,)), np.reshape(fixed, (-1,))])[order]
+
+
+def _bound_arrays(bounds: Any, n: int, pairs: bool) -> tuple[Any, Any]:
+    """(lower, upper) of ``bounds``, n values each (Duals where the bounds are): a
+    ``Bounds``, a sequence of ``(min, max)`` pairs with None for no bound if
+    ``pairs`` (``minimize``), else ``(lower, upper)`` (``least_squares``)."""
+    if hasattr(bounds, "lb"):
+        bounds, pairs = (bounds.lb, bounds.ub), False
+    if not pairs:
+        return tuple(np.zeros(n) + b for b in bounds)
+    lower = np.stack([-np.inf if b[0] is None else b[0] for b in bounds])
+    upper = np.stack([np.inf if b[1] is None else b[1] for b in bounds])
+    return lower, upper
+
+
+def _active(x: np.ndarray, lower: Any, upper: Any) -> tuple[np.ndarray, Any]:
+    """Which components sit on a bound, and the bound each is held at."""
+    lo, hi = primal_value(lower), primal_value(upper)
+    at_lower, at_upper = x == lo, x == hi
+    return at_lower | at_upper, np.where(at_lower, lower, upper)
+
+
+# -- minimize, minimize_scalar ----------------------------------------------------------
+
+@scipy_rule(_MODULE, "minimize", callbacks=True)
+def minimize(fun: Callable, x0: Any, args: Any = (), method: Any = None, jac: Any = None,
+             hess: Any = None, hessp: Any = None, bounds: Any = None, constraints: Any = (),
+             **options: Any) -> Any:
+    """``scipy.optimize.minimize``, its ``x`` and ``fun`` differentiated in ``args``,
+    the bounds and what ``fun`` closes over (constraints: not yet)."""
+    watched = _Watched(fun)
+    plain = [_Watched(g) if callable(g) else g for g in (jac, hess, hessp)]
+    result = original(_MODULE, "minimize")(
+        watched, _primal_tree(x0), args=_primal_tree(args), method=method, jac=plain[0],
+        hess=plain[1], hessp=plain[2], bounds=_primal_tree(bounds),
+        constraints=constraints, **options)
+    if not (watched.boxed or _holds_box(args) or _holds_box(bounds)):
+        return result
+    if constraints:
+        raise TypeError("scipy.optimize.minimize: dualad does not yet differentiate a "
+                        "constrained minimum (the KKT conditions of its active set); "
+                        "bounds are differentiated")
+    _warn_unconverged("scipy.optimize.minimize", result.success, result.message)
+    value = (lambda *a: fun(*a)[0]) if jac is True else fun
+    objective = _bound(value, args)
+    x = np.reshape(result.x, (-1,))
+    active, held = (None, None)
+    if bounds is not None:
+        active, held = _active(x, *_bound_arrays(bounds, x.size, pairs=True))
+    x = np.reshape(_at_optimum(objective, x, active, held, "scipy.optimize.minimize"),
+                   np.shape(result.x))
+    result.x = x
+    result.fun = _with_primal(objective(x), result.fun)
+    return result
+
+
+@scipy_rule(_MODULE, "minimize_scalar", callbacks=True)
+def minimize_scalar(fun: Callable, bracket: Any = None, bounds: Any = None, args: Any = (),
+                    method: Any = None, **options: Any) -> Any:
+    """``scipy.optimize.minimize_scalar``, its ``x`` and ``fun`` differentiated in
+    ``args`` and what ``fun`` closes over."""
+    from ..forward import derivative
+
+    watched = _Watched(fun)
+    result = original(_MODULE, "minimize_scalar")(
+        watched, bracket=_primal_tree(bracket), bounds=_primal_tree(bounds),
+        args=_primal_tree(args), method=method, **options)
+    if not (watched.boxed or _holds_box(args)):
+        return result
+    _warn_unconverged("scipy.optimize.minimize_scalar", result.success,
+                      getattr(result, "message", ""))
+    objective = _bound(fun, args)
+    result.x = _implicit(lambda x: derivative(objective, replay=False)(x), result.x,
+                         "scipy.optimize.minimize_scalar")
+    result.fun = _with_primal(objective(result.x), result.fun)
+    return result
+
+
+# -- least_squares, curve_fit -------------------------------------------------------------
+
+def _robust_cost(loss: str, f_scale: Any) -> Callable:
+    """½ Σ ρ(r²), SciPy's cost for ``loss`` (ρ scaled by ``f_scale`` as SciPy does)."""
+    rho = {
+        "linear": lambda z: z,
+        "soft_l1": lambda z: 2 * ((1 + z) ** 0.5 - 1),
+        "huber": lambda z: np.where(z <= 1, z, 2 * np.sqrt(np.maximum(z, 1)) - 1),
+        "cauchy": lambda z: np.log1p(z),
+        "arctan": lambda z: np.arctan(z),
+    }.get(loss)
+    if rho is None:
+        raise TypeError(f"scipy.optimize.least_squares: dualad differentiates the losses "
+                        f"'linear', 'soft_l1', 'huber', 'cauchy' and 'arctan', not {loss!r}")
+    return lambda r: 0.5 * f_scale ** 2 * np.sum(rho((r / f_scale) ** 2))
+
+
+@scipy_rule(_MODULE, "least_squares", callbacks=True)
+def least_squares(fun: Callable, x0: Any, jac: Any = "2-point", bounds: Any = (-np.inf, np.inf),
+                  *rest: Any, loss: Any = "linear", f_scale: Any = 1.0, args: Any = (),
+                  kwargs: Any = None, **options: Any) -> Any:
+    """``scipy.optimize.least_squares``, its ``x``, ``cost`` and ``fun`` differentiated in
+    ``args``, ``kwargs``, the bounds, ``f_scale`` and what ``fun`` closes over."""
+    watched = _Watched(fun)
+    result = original(_MODULE, "least_squares")(
+        watched, _primal_tree(x0), _Watched(jac) if callable(jac) else jac,
+        _primal_tree(bounds), *rest, loss=loss, f_scale=primal_value(f_scale),
+        args=_primal_tree(args), kwargs=_primal_tree(kwargs or {}), **options)
+    if not (watched.boxed or _holds_box((args, kwargs, bounds, f_scale))):
+        return result
+    _warn_unconverged("scipy.optimize.least_squares", result.success, result.message)
+    residuals = lambda x: np.reshape(fun(x, *_tuple(args), **(kwargs or {})), (-1,))
+    cost = _robust_cost(loss, f_scale)
+    objective = lambda x: cost(residuals(x))
+    x = result.x
+    active = result.active_mask != 0
+    lower, upper = _bound_arrays(bounds, x.size, pairs=False)
+    held = np.where(result.active_mask < 0, lower, upper) if np.any(active) else None
+    x = _at_optimum(objective, x, active, held, "scipy.optimize.least_squares")
+    result.x = x
+    result.fun = _with_primal(residuals(x), result.fun)
+    result.cost = _with_primal(objective(x), result.cost)
+    return result
+
+
+def _tuple(args: Any) -> tuple:
+    return args if isinstance(args, tuple) else (args,)
+
+
+@scipy_rule(_MODULE, "curve_fit", callbacks=True)
+def curve_fit(f: Callable, xdata: Any, ydata: Any, p0: Any = None, sigma: Any = None,
+              absolute_sigma: bool = False, *rest: Any, full_output: bool = False,
+              **options: Any) -> Any:
+    """``scipy.optimize.curve_fit``, ``popt`` and ``pcov`` differentiated in ``ydata``,
+    ``sigma``, ``xdata`` and what ``f`` closes over."""
+    watched = _Watched(f)
+    if callable(options.get("jac")):
+        options["jac"] = _Watched(options["jac"])
+    found = original(_MODULE, "curve_fit")(
+        watched, _primal_tree(xdata), _primal_tree(ydata), _primal_tree(p0),
+        _primal_tree(sigma), absolute_sigma, *rest, full_output=full_output, **options)
+    if not (watched.boxed or _holds_box((xdata, ydata, sigma))):
+        return found
+    popt, pcov = found[:2]
+    weighted = _weighted_residuals(f, xdata, ydata, sigma)
+    objective = lambda p: 0.5 * np.sum(weighted(p) ** 2)
+    params = _implicit(_gradient_of(objective), popt, "scipy.optimize.curve_fit")
+    covariance = _covariance(weighted, params, absolute_sigma)
+    out = (params, _with_primal(covariance, pcov))
+    return (*out, *found[2:]) if full_output else out
+
+
+def _weighted_residuals(f: Callable, xdata: Any, ydata: Any, sigma: Any) -> Callable:
+    """p -> the residuals curve_fit minimises: (f(xdata, *p) − ydata) weighted by
+    ``sigma`` (standard deviations, or a covariance matrix by its Cholesky factor)."""
+    ydata = np.reshape(ydata, (-1,))
+
+    def residuals(p: Any) -> Any:
+        r = np.reshape(f(xdata, *[p[i] for i in range(np.shape(p)[0])]), (-1,)) - ydata
+        if sigma is None:
+            return r
+        if np.ndim(primal_value(sigma)) == 1:
+            return r / sigma
+        return np.linalg.solve(np.linalg.cholesky(sigma), r)
+
+    return residuals
+
+
+def _covariance(weighted: Callable, params: Any, absolute_sigma: bool) -> Any:
+    """(JᵀJ)⁻¹, scaled by the residual variance unless ``absolute_sigma``."""
+    from ..forward import jacfwd
+
+    J = jacfwd(weighted, replay=False)(params)
+    covariance = np.linalg.inv(J.T @ J)
+    if absolute_sigma:
+        return covariance
+    r = weighted(params)
+    dof = np.shape(primal_value(r))[0] - np.shape(primal_value(params))[0]
+    return covariance * (np.sum(r ** 2) / dof)
