@@ -138,7 +138,7 @@ def _check_regular(slope: np.ndarray, name: str, diagonal: bool) -> None:
 def _warn_unconverged(name: str, converged: bool, message: Any = "") -> None:
     if not converged:
         warnings.warn(f"{name} did not converge ({message}): the derivative given is that "
-                      "of the exact root at its last iterate", RuntimeWarning, stacklevel=4)
+                      "of the exact solution at its last iterate", RuntimeWarning, stacklevel=4)
 
 
 def _bound(fun: Callable, args: Any) -> Callable:
