@@ -1,4 +1,6 @@
-"""Spec rows: scipy.optimize's root finders (dualad/rules/scipy_optimize.py).
+"""Spec rows: scipy.optimize's root finders, minimisers and fits, and
+scipy.integrate's quadratures (dualad/rules/scipy_optimize.py, scipy_minimize.py,
+scipy_quadrature.py).
 
 Each row solves, with SciPy's solver at a tight tolerance, an equation whose
 parameters are the row's arguments — closed over by the callback, or passed by
@@ -20,6 +22,7 @@ import numpy as np
 from specs import Spec
 
 try:
+    import scipy.integrate as si
     import scipy.optimize as so
 except ImportError:  # scipy is optional
     so = None
@@ -100,6 +103,21 @@ if so is not None:
              lambda y: so.curve_fit(lambda t, a, b: a + b * t, LINE[:, 1], y, p0=[0.0, 0.0],
                                     jac=lambda t, a, b: LINE),
              (((4,),),), variant="popt, pcov", gpu=False),
+        # -- scipy.integrate: quad on QUADPACK's partition, rules on samples -----------
+        Spec("scipy.integrate.quad",
+             lambda a, b: (si.quad(lambda x: np.exp(-a * x) * np.cos(b * x), 0.0, 2.0)[0],
+                           si.quad(lambda x, c: np.exp(-x ** 2) * c, b, a + 3.0, args=(a,))[0]),
+             (((), ()),), (-1.0, 1.0), variant="closure, args, limits", gpu=False),
+        Spec("scipy.integrate.simpson",
+             lambda y: (si.simpson(y), si.simpson(y, x=np.linspace(0.0, 2.0, 6)),
+                        si.simpson(y[:5], dx=0.3)),
+             (((6,),),), gpu=False),
+        Spec("scipy.integrate.romb", lambda y, dx: (si.romb(y), si.romb(y, dx=dx)),
+             (((9,), ()),), gpu=False),
+        Spec("scipy.integrate.cumulative_trapezoid",
+             lambda y, x: (si.cumulative_trapezoid(y, x), si.cumulative_trapezoid(y, dx=0.5,
+                                                                              initial=0.0)),
+             (((5,), (5,)), ((2, 5), (5,))), gpu=False),
         Spec("scipy.optimize.fixed_point",
              lambda a: so.fixed_point(lambda x: 0.5 * np.cos(x) + a, np.zeros(3), xtol=TIGHT),
              VECTOR, gpu=False),
