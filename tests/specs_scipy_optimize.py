@@ -11,9 +11,10 @@ regular root over the whole domain (x³ + x = a, a contraction for
 about 1e-12, so differences of its optimum are good to about 1e-5: those rows
 check to 1e-4 (``tests/test_scipy_minimize.py`` checks closed forms to 1e-12).
 The fits are of a line, exact (``curve_fit`` given its Jacobian, whose ``pcov``
-SciPy would otherwise compute from differences). No JAX row: JAX has no SciPy root finder (nor ``rosen``). Not
-under dualad_gpu: SciPy's solvers run on the host. The Rosenbrock rows are plain
-NumPy, under dualad_gpu too.
+SciPy would otherwise compute from differences); ``quad`` runs at its default
+tolerance (one piece for these integrands: the rows stay fast). No JAX row: JAX
+has none of these solvers (nor ``rosen``). Not under dualad_gpu: SciPy's solvers
+run on the host. The Rosenbrock rows are plain NumPy, under dualad_gpu too.
 """
 
 from __future__ import annotations

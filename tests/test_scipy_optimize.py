@@ -11,13 +11,12 @@ the errors and warnings of a root that has no derivative or was not reached.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
 import dualad
+from test_in_place import numpy_jacobian as _central
 
 so = pytest.importorskip("scipy.optimize")
 
@@ -33,15 +32,6 @@ REPRODUCERS = {
     "root_scalar": lambda p: np.array([so.root_scalar(lambda x: x ** 3 - p[0] * p[1],
                                                       bracket=[0, 5], xtol=1e-15).root]),
 }
-
-
-def _central(f, p, h=1e-6):
-    columns = []
-    for i in range(p.size):
-        step = np.zeros_like(p)
-        step[i] = h
-        columns.append((np.asarray(f(p + step)) - np.asarray(f(p - step))) / (2 * h))
-    return np.stack(columns, -1)
 
 
 @pytest.mark.parametrize("name", sorted(REPRODUCERS))

@@ -187,9 +187,12 @@ def _large_scale(name: str) -> Callable:
         x = original(_MODULE, name)(watched, _primal_tree(xin), *rest, **options)
         return _implicit(F, x, f"scipy.optimize.{name}") if watched.boxed else x
 
+    return _named(solve, name, "in what ``F`` closes over")
+
+
+def _named(solve: Callable, name: str, differentiated: str) -> Callable:
     solve.__name__ = solve.__qualname__ = name
-    solve.__doc__ = (f"``scipy.optimize.{name}``, its root differentiated in what ``F`` "
-                     "closes over.")
+    solve.__doc__ = f"``scipy.optimize.{name}``, its root differentiated {differentiated}."
     return solve
 
 
@@ -217,10 +220,8 @@ def _bracketing(name: str) -> Callable:
             return x, info
         return x
 
-    solve.__name__ = solve.__qualname__ = name
-    solve.__doc__ = (f"``scipy.optimize.{name}``, its root differentiated in ``args`` "
-                     "and in what ``f`` closes over (not in the bracket).")
-    return solve
+    return _named(solve, name, "in ``args`` and in what ``f`` closes over (not in the "
+                  "bracket)")
 
 
 for _name in ("brentq", "brenth", "ridder", "bisect", "toms748"):
