@@ -34,7 +34,7 @@ import optree
 from ..dual import Dual, as_operand, primal_value
 from ..fillable import resolved_tree
 from ..hyperdual import HyperDual
-from ..primitive import Boxed
+from ..primitive import Boxed, backend_of
 from .scipy_functions import original, scipy_rule
 
 _MODULE = "scipy.optimize"
@@ -64,7 +64,11 @@ class _Watched:
         out = resolved_tree(out)
         if _holds_box(out):
             self.boxed = True
-            return _primal_tree(out)
+            out = _primal_tree(out)
+            if backend_of(optree.tree_leaves(out)) != "numpy":
+                raise TypeError("SciPy's solvers run on NumPy values, on the host: under "
+                                "dualad_gpu (jax.jit) their callbacks meet JAX values. "
+                                "Differentiate this function with dualad's own transforms")
         return out
 
 
