@@ -34,6 +34,7 @@ import optree
 from ..dual import Dual, as_operand, primal_value
 from ..fillable import resolved_tree
 from ..hyperdual import HyperDual
+from ..operands import holds_box
 from ..primitive import Boxed, backend_of
 from .scipy_functions import original, scipy_rule
 
@@ -41,7 +42,7 @@ _MODULE = "scipy.optimize"
 
 
 def _holds_box(tree: Any) -> bool:
-    return any(isinstance(leaf, Boxed) for leaf in optree.tree_leaves(tree))
+    return holds_box(optree.tree_leaves(tree))  # (dicts too: least_squares' kwargs)
 
 
 def _primal_tree(tree: Any) -> Any:
@@ -128,7 +129,7 @@ def _implicit(residual: Callable, x_star: Any, name: str, diagonal: bool = False
 def _check_regular(slope: np.ndarray, name: str, diagonal: bool) -> None:
     """A TypeError where ∂F/∂x is singular at the root (no derivative exists)."""
     if diagonal or slope.ndim == 0:
-        singular = not np.all(np.isfinite(1 / slope)) if np.size(slope) else False
+        singular = not np.all((slope != 0) & np.isfinite(slope))
     else:
         singular = (not np.all(np.isfinite(slope))
                     or np.linalg.cond(slope) * np.finfo(float).eps >= 1)
