@@ -38,9 +38,12 @@ from ..primitive import Boxed, Primitive
 from .scipy_functions import scipy_rule
 from .shape import concatenate, reshape, transpose
 
-#: Options of SciPy's odeint that the augmented (sensitivity, adjoint) solves keep.
+#: Options of SciPy's odeint and solve_ivp that the augmented (sensitivity, adjoint)
+#: solves keep.
 _SHARED_OPTIONS = ("rtol", "atol", "h0", "hmax", "hmin", "ixpr", "mxstep", "mxhnil",
-                   "mxordn", "mxords", "printmessg")
+                   "mxordn", "mxords", "printmessg", "max_step", "first_step", "min_step")
+#: solve_ivp's methods that solve linear systems with the Jacobian of the right-hand side.
+_IMPLICIT = ("Radau", "BDF", "LSODA")
 
 
 def _original_odeint() -> Callable:
@@ -56,16 +59,52 @@ def _vector(out: Any) -> Any:
     return np.reshape(out, (-1,))
 
 
-def _solve(y0: Any, *args: Any, func: Callable, t: np.ndarray, options: tuple) -> np.ndarray:
+def _solve(y0: Any, *args: Any, func: Callable, t: np.ndarray, options: tuple,
+           method: Any = None) -> np.ndarray:
+    """y at the times ``t`` (a row each) of y' = func(y, t, *args), y(t[0]) = y0, by
+    odeint (``method`` None) or by solve_ivp's ``method``."""
     def checked(*xs: Any) -> Any:
         out = func(*xs)
         if isinstance(out, Boxed) or (isinstance(out, (list, tuple))
                                       and any(isinstance(v, Boxed) for v in out)):
-            raise TypeError("scipy.integrate.odeint: func returned a Dual for plain inputs: "
-                            "it closes over a differentiated value. dualad differentiates "
-                            "odeint in y0 and args only: pass that value through args=(...)")
+            raise TypeError(_CLOSED_OVER[method is not None])
         return out
-    return _original_odeint()(checked, y0, t, args=tuple(args), **dict(options))
+    if method is None:
+        return _original_odeint()(checked, y0, t, args=tuple(args), **dict(options))
+    options = dict(options)
+    if method in _IMPLICIT and isinstance(func, (_Sensitivity, _Adjoint)):
+        options.setdefault("jac", _jacobian_of(func, args))
+    return _solve_ivp(checked, y0, args, t, options, method)
+
+
+_CLOSED_OVER = (
+    "scipy.integrate.odeint: func returned a Dual for plain inputs: it closes over a "
+    "differentiated value. dualad differentiates odeint in y0 and args only: pass that "
+    "value through args=(...)",
+    "scipy.integrate.solve_ivp: fun returned a Dual for plain inputs: it reads a "
+    "differentiated value dualad did not find in its closure, its defaults or its "
+    "object (a global, say): pass that value through args=(...)")
+
+
+def _solve_ivp(func: Callable, y0: Any, args: tuple, t: np.ndarray, options: dict,
+               method: Any) -> np.ndarray:
+    from .scipy_functions import original
+    solved = original("scipy.integrate", "solve_ivp")(
+        lambda s, z: func(z, s, *args), (t[0], t[-1]), y0, method=method, t_eval=t,
+        **options)
+    if solved.status < 0:
+        import warnings
+        warnings.warn(f"scipy.integrate.solve_ivp: a solve for the derivative failed "
+                      f"({solved.message}): the derivative is not reliable",
+                      RuntimeWarning, stacklevel=2)
+    return solved.y.T
+
+
+def _jacobian_of(func: Callable, args: tuple) -> Callable:
+    """The exact Jacobian of an augmented system, for solve_ivp's implicit methods."""
+    from ..forward import jacfwd
+    return lambda s, z: primal_value(jacfwd(lambda w: _vector(func(w, s, *args)),
+                                            replay=False)(z))
 
 
 def _augmented_options(options: tuple, length: int | None = None) -> tuple:
@@ -98,15 +137,23 @@ class _Sensitivity:
 
     def __init__(self, rhs: Callable, n: int, k: int, m: int, present: tuple) -> None:
         self.rhs, self.n, self.k, self.m, self.present = rhs, n, k, m, present
+        self.t, self.a = 0.0, []
+        self.restricted = self._restricted  # (one function: one replay cache)
+
+    def _restricted(self, y: Any, *chosen: Any) -> Any:
+        full = list(self.a)
+        for i, v in zip(self.present, chosen):
+            full[i] = v
+        return _vector(self.rhs(y, self.t, *full))
 
     def __call__(self, z: Any, t: Any, *vals: Any) -> Any:
         from ..forward import jvp
         n, k = self.n, self.k
-        a, ta = list(vals[:self.m]), vals[self.m:]
+        self.t, self.a, ta = t, list(vals[:self.m]), vals[self.m:]
         y, s = z[:n], np.reshape(z[n:], (k, n))
-        g = _restricted(self.rhs, t, a, self.present)
-        f, jv = jvp(g, (y, *[a[i] for i in self.present]), (s, *ta), batched=True,
-                    replay=False)
+        # (replayed: the same right-hand side at every step)
+        f, jv = jvp(self.restricted, (y, *[self.a[i] for i in self.present]), (s, *ta),
+                    batched=True)
         return np.concatenate([f, np.reshape(jv, (k * n,))])
 
 
@@ -142,7 +189,7 @@ class _Adjoint:
 
 
 def _forward_sensitivity(rhs: Callable, t: np.ndarray, options: tuple, y0: Any, a: list,
-                         ty0: Any, ta: list) -> Any:
+                         ty0: Any, ta: list, method: Any = None) -> Any:
     """The tangent (K, T, n) of odeint in direction (ty0, ta) by one augmented solve."""
     n = int(np.shape(y0)[0])
     k = next(int(np.shape(x)[0]) for x in (ty0, *ta) if x is not None)
@@ -151,7 +198,7 @@ def _forward_sensitivity(rhs: Callable, t: np.ndarray, options: tuple, y0: Any, 
         ty0 = np.zeros((k, n))
     z0 = concatenate(y0, reshape(ty0, shape=(k * n,)), axis=0)
     sol = odeint_p(z0, *a, *[ta[i] for i in present], func=_Sensitivity(rhs, n, k, len(a), present),
-                   t=t, options=_augmented_options(options, n * (1 + k)))
+                   t=t, options=_augmented_options(options, n * (1 + k)), method=method)
     return transpose(reshape(sol[:, n:], shape=(len(t), k, n)), axes=(1, 0, 2))
 
 
@@ -162,17 +209,17 @@ def _rhs_of(func: Callable, options: tuple) -> Callable:
     return func
 
 
-def _odeint_jvp(primals, tangents, ans, func, t, options):
+def _odeint_jvp(primals, tangents, ans, func, t, options, method=None):
     y0, *a = primals
     ty0, *ta = tangents
-    rhs = _rhs_of(func, options)
+    rhs = _rhs_of(func, options) if method is None else func
     shared = _augmented_options(options)
     if any(getattr(x, "records_linear", False) for x in tangents):
         present = tuple(i for i, x in enumerate(ta) if x is not None)
         linear = ([ty0] if ty0 is not None else []) + [ta[i] for i in present]
         return odeint_tangent(*linear, y0, *a, ans, rhs=rhs, t=t, options=shared,
-                              has_ty0=ty0 is not None, present=present)
-    return _forward_sensitivity(rhs, t, shared, y0, list(a), ty0, list(ta))
+                              has_ty0=ty0 is not None, present=present, method=method)
+    return _forward_sensitivity(rhs, t, shared, y0, list(a), ty0, list(ta), method)
 
 
 odeint_p = Primitive("odeint", _solve, jvp=_odeint_jvp)
@@ -194,7 +241,7 @@ def _on_host(kernel: Callable, shape: Callable) -> Callable:
 
 
 odeint_p.kernels["jax"] = _on_host(
-    _solve, lambda y0, *args, func, t, options: (len(t), int(y0.shape[0])))
+    _solve, lambda y0, *args, func, t, options, method=None: (len(t), int(y0.shape[0])))
 
 
 # ---------------------------------------------------------------------------
@@ -213,18 +260,18 @@ def _split_tangent_args(args: tuple, has_ty0: bool, present: tuple):
     return ty0, ta, y0, a, ans
 
 
-def _tangent_kernel(*args, rhs, t, options, has_ty0, present):
+def _tangent_kernel(*args, rhs, t, options, has_ty0, present, method):
     ty0, ta, y0, a, _ = _split_tangent_args(args, has_ty0, present)
-    return _forward_sensitivity(rhs, t, options, y0, a, ty0, ta)
+    return _forward_sensitivity(rhs, t, options, y0, a, ty0, ta, method)
 
 
-def _tangent_shape(*args, rhs, t, options, has_ty0, present):
+def _tangent_shape(*args, rhs, t, options, has_ty0, present, method):
     k = args[0].shape[0]
     n = int(np.shape(primal_value(args[int(has_ty0) + len(present)]))[0])
     return (k, len(t), n), np.dtype(np.float64)
 
 
-def _tangent_transpose(ct, args, linear, rhs, t, options, has_ty0, present):
+def _tangent_transpose(ct, args, linear, rhs, t, options, has_ty0, present, method):
     _, _, _, a, ans = _split_tangent_args(args, has_ty0, present)
     n, nt = int(np.shape(ans)[1]), len(t)
     lead = tuple(np.shape(ct)[:2])  # (cotangent seeds, tangent seeds)
@@ -238,7 +285,8 @@ def _tangent_transpose(ct, args, linear, rhs, t, options, has_ty0, present):
         z = concatenate(ans[i], reshape(lam, shape=(r * n,)),
                         *[reshape(mu, shape=(r * s,)) for mu, s in zip(mus, sizes)], axis=0)
         sol = odeint_p(z, *a, func=adjoint, t=np.array([t[i], t[i - 1]]),
-                       options=_augmented_options(options, int(np.shape(z)[0])))
+                       options=_augmented_options(options, int(np.shape(z)[0])),
+                       method=method)
         end = sol[1]
         lam = reshape(end[n:n + r * n], shape=(r, n)) + cts[:, i - 1]
         start = n + r * n

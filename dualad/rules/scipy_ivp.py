@@ -1,0 +1,290 @@
+"""scipy.integrate.solve_ivp differentiated: the trajectory, the event times and
+the dense solution, in everything the right-hand side reads.
+
+The parameters reach ``fun`` however the user passes them: ``y0``, ``t_span``,
+``args=``, or closed over (a lambda reading ``p``, a helper's closure, a bound
+method's object, a ``functools.partial``: see :mod:`dualad.rules.closures`).
+
+1. SciPy's own ``solve_ivp`` runs on the primal values: every field of its result
+   is SciPy's, bit for bit, and where nothing is differentiated the result is
+   returned untouched.
+2. The values ``fun`` closes over become explicit inputs of the primitive that
+   :mod:`dualad.rules.scipy_integrate` writes for ``odeint``, run here with
+   solve_ivp's ``method``. Its JVP solves the forward sensitivity equations with the
+   state, z = (y, S), z' = (f, ∂f/∂y·S + ∂f/∂p·Ṗ), under the same error control on
+   every component (as CVODES' full error control), the implicit methods (Radau,
+   BDF, LSODA) given the exact Jacobian of that augmented system; reverse mode
+   transposes it into the adjoint method; hyper-duals and nested transforms apply
+   the JVP to itself. The derivatives are those of the exact solution, as accurate
+   as the solver's tolerances.
+3. A moving time — ``t_span``'s ends in the parameters, an event time — is reached
+   by a solve over a primal length of zero, y(t₀ + h) with dy/dτ = h·f(t₀ + hτ, y)
+   on τ ∈ [0, 1] and h = t − t₀ carrying only perturbations: exact in every order.
+   An event time τ solves g(τ, y(τ)) = 0; chord Newton steps on g, each one order
+   more exact, give dτ/dp = −(∂g/∂y·∂y/∂p + ∂g/∂p)/(dg/dt).
+
+``sol`` (``dense_output=True``) evaluates to Duals: each call solves the sensitivity
+system again up to the times it is asked for (its primal values are SciPy's
+interpolant's). Under dualad_gpu (jax.jit) solve_ivp raises a TypeError: SciPy's
+solver runs on the host; differentiate ``odeint`` there, or dualad's own transforms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..dual import primal_value
+from ..primitive import Boxed
+from .closures import lifted
+from .scipy_functions import original, scipy_rule
+from .scipy_integrate import _vector, odeint_p
+from .scipy_minimize import _with_primal
+from .scipy_optimize import _holds_box, _order, _primal_tree, _Watched
+
+_MODULE = "scipy.integrate"
+#: What the wrapper itself handles; the rest of solve_ivp's options go to the solves.
+_HANDLED = ("t_eval", "dense_output", "events", "args")
+
+
+class _Lifted:
+    """``fun`` as the primitive's right-hand side f(y, t, *values), the values it
+    closes over (and ``args``' Boxed values) passed explicitly."""
+
+    def __init__(self, rebuild: Callable) -> None:
+        self.rebuild = rebuild
+
+    def __call__(self, y: Any, t: Any, *values: Any) -> Any:
+        fun, args = self.rebuild(values)
+        return _vector(fun(t, y, *(args or ())))
+
+
+class _Moved:
+    """dy/dτ = h·f(t₀ + hτ, y): the solution carried from t₀ to t₀ + h as τ goes 0 → 1."""
+
+    def __init__(self, rhs: Callable) -> None:
+        self.rhs = rhs
+
+    def __call__(self, y: Any, tau: Any, *values: Any) -> Any:
+        *values, start, h = values
+        return h * self.rhs(y, start + h * tau, *values)
+
+
+class _Trajectory:
+    """The differentiated solution of one solve_ivp call: the state at primal times
+    (one primitive solve), carried to moving times."""
+
+    def __init__(self, rebuild: Callable, leaves: list, y0: Any, t0: Any, method: Any,
+                 options: dict) -> None:
+        self.rhs, self.leaves = _Lifted(rebuild), leaves
+        self.method, self.options = method, tuple(options.items())
+        self.t0 = float(primal_value(t0))
+        plain = [primal_value(v) for v in self.leaves]
+        probe = self.rhs(primal_value(y0), self.t0, *plain)
+        if _holds_box(probe):
+            raise TypeError(
+                "scipy.integrate.solve_ivp: fun returns a Dual for plain values: it reads "
+                "a differentiated value that dualad did not find in its closure, defaults, "
+                "object or args (a global, say): pass that value through args=(...)")
+        # y at the primal t₀ (y0 carried there when t₀ itself moves)
+        self.y0 = self.moved(y0, t0, self.t0 - t0) if isinstance(t0, Boxed) else y0
+
+    def at(self, times: np.ndarray) -> Any:
+        """y at the primal ``times`` (sorted in the direction of integration), a row
+        each."""
+        grid = times if times[0] == self.t0 else np.concatenate([[self.t0], times])
+        if grid.size == 1:
+            return np.reshape(self.y0, (1, -1))
+        rows = odeint_p(self.y0, *self.leaves, func=self.rhs, t=grid, options=self.options,
+                        method=self.method)
+        return rows if grid is times else rows[1:]
+
+    def moved(self, y: Any, start: Any, h: Any) -> Any:
+        """y carried from ``start`` to ``start + h`` (h: perturbations only)."""
+        if not isinstance(h, Boxed):
+            return y
+        kept = tuple((k, v) for k, v in self.options if k in ("rtol", "atol"))
+        rows = odeint_p(y, *self.leaves, start, h, func=_Moved(self.rhs),
+                        t=np.array([0.0, 1.0]), options=kept, method="RK45")
+        return rows[1]
+
+    def rate(self, event: Callable, args: tuple, t: float, y: np.ndarray) -> float:
+        """dg/dt along the primal trajectory at (t, y)."""
+        from ..forward import jvp
+        plain = [primal_value(v) for v in self.leaves]
+        slope = self.rhs(y, t, *plain)
+        plain_args = _primal_tree(args)
+        _, rate = jvp(lambda s, w: event(s, w, *plain_args), (np.float64(t), y),
+                      (np.float64(1.0), slope), replay=False)
+        rate = float(primal_value(rate))
+        if rate == 0 or not np.isfinite(rate):
+            raise TypeError("scipy.integrate.solve_ivp: an event function crosses zero "
+                            "with zero slope, so the event time has no derivative")
+        return rate
+
+    def event(self, event: Callable, args: tuple, t: float, y: Any) -> tuple[Any, Any]:
+        """The event time near the primal ``t`` (where the state is ``y``) and the
+        state there, with their perturbations."""
+        residual = event(t, y, *args)
+        if not isinstance(residual, Boxed):
+            return t, y
+        rate = self.rate(event, args, t, primal_value(y))
+        tau: Any = t
+        for step in range(_order(residual)):
+            if step:
+                residual = event(tau, self.moved(y, t, tau - t), *args)
+            tau = tau - (residual - primal_value(residual)) / rate
+        return tau, self.moved(y, t, tau - t)
+
+
+def _sorted_times(times: Sequence[float], forward: bool) -> np.ndarray:
+    unique = np.unique(np.asarray(times, dtype=float))
+    return unique if forward else unique[::-1]
+
+
+def _watched_events(events: list) -> list:
+    watched = []
+    for event in events:
+        plain = _Watched(event)
+        for attribute in ("terminal", "direction"):
+            if hasattr(event, attribute):
+                setattr(plain, attribute, getattr(event, attribute))
+        watched.append(plain)
+    return watched
+
+
+@scipy_rule(_MODULE, "solve_ivp", callbacks=True)
+def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: Any = "RK45", t_eval: Any = None,
+              dense_output: bool = False, events: Any = None, vectorized: bool = False,
+              args: Any = None, **options: Any) -> Any:
+    """``scipy.integrate.solve_ivp`` (every method), its ``y``, ``t``, ``t_events``,
+    ``y_events`` and ``sol`` differentiated in ``y0``, ``t_span``, ``args`` and what
+    ``fun`` and the event functions close over."""
+    listed = [] if events is None else [events] if callable(events) else list(events)
+    # SciPy's solve on plain values: fun made again with the primal values it closes over
+    rebuild, leaves = lifted((fun, args))
+    plain_fun, plain_args = _plain(rebuild, leaves, (fun, args))
+    watched, plain_events = _Watched(plain_fun), _watched_events(
+        _plain(*lifted(listed), listed))
+    if callable(options.get("jac")):
+        options["jac"] = _Watched(_plain(*lifted(options["jac"]), options["jac"]))
+    result = original(_MODULE, "solve_ivp")(
+        watched, _primal_tree(tuple(t_span)), _primal_tree(y0), method=method,
+        t_eval=t_eval, dense_output=dense_output, events=plain_events or None,
+        vectorized=vectorized, args=plain_args, **options)
+    if not (leaves or watched.boxed or any(e.boxed for e in plain_events)
+            or _holds_box((tuple(t_span), y0, listed))):
+        return result
+    if _holds_box(t_eval):
+        raise TypeError("scipy.integrate.solve_ivp: t_eval holds Duals; dualad "
+                        "differentiates the solution at constant times t_eval (move "
+                        "t_span, or evaluate sol(t) of dense_output=True at moving times)")
+    if result.status < 0:
+        raise TypeError(f"scipy.integrate.solve_ivp failed ({result.message}): the "
+                        "solution it stopped at has no derivative to give")
+    options.pop("vectorized", None)
+    t0, t1 = t_span
+    y0 = _as_vector(y0)
+    trajectory = _Trajectory(rebuild, leaves, y0, t0, method, options)
+    _differentiate(result, trajectory, listed, tuple(args or ()), t0, t1, y0, t_eval)
+    return result
+
+
+def _plain(rebuild: Callable, leaves: list, value: Any) -> Any:
+    """``value`` made again with the primal values of its ``leaves``."""
+    return rebuild([primal_value(v) for v in leaves]) if leaves else value
+
+
+def _as_vector(y0: Any) -> Any:
+    if isinstance(y0, (list, tuple)):
+        y0 = np.stack([v if isinstance(v, Boxed) else np.asarray(v, dtype=float)
+                       for v in y0])
+    return np.reshape(y0, (-1,))
+
+
+def _differentiate(result: Any, trajectory: _Trajectory, events: list, args: tuple,
+                   t0: Any, t1: Any, y0: Any, t_eval: Any) -> None:
+    """``result``'s fields with their perturbations, primal values kept SciPy's."""
+    forward = primal_value(t1) >= primal_value(t0)
+    event_times = [float(t) for times in result.t_events or [] for t in times]
+    grid = _sorted_times([*result.t, *event_times], forward)
+    rows = trajectory.at(grid)
+    row_of = {t: i for i, t in enumerate(grid)}
+    y = rows[np.array([row_of[float(t)] for t in result.t])]
+    t = result.t
+    ends: dict[int, tuple[Any, Any]] = {}
+    if t_eval is None and t.size:
+        if isinstance(t0, Boxed):
+            ends[0] = (t0, y0)
+        if result.status == 0 and isinstance(t1, Boxed):
+            ends[t.size - 1] = (t1, trajectory.moved(y[-1], float(t[-1]), t1 - t[-1]))
+    _events(result, trajectory, events, args, rows, row_of, ends, t_eval is None)
+    if ends:
+        y = _spliced(y, {i: np.reshape(state, (1, -1)) for i, (_, state) in ends.items()})
+        result.t = _with_primal(
+            _spliced(t, {i: np.reshape(time, (1,)) for i, (time, _) in ends.items()}), t)
+    result.y = _with_primal(np.transpose(y), result.y)
+    if result.sol is not None:
+        result.sol = DenseSolution(result.sol, trajectory, forward)
+
+
+def _spliced(rows: Any, replacing: dict[int, Any]) -> Any:
+    """``rows`` with row i replaced by ``replacing[i]`` (a block of one row)."""
+    pieces, last = [], 0
+    for index in sorted(replacing):
+        pieces += [rows[last:index], replacing[index]]
+        last = index + 1
+    return np.concatenate(pieces + [rows[last:]])
+
+
+def _events(result: Any, trajectory: _Trajectory, events: list, args: tuple, rows: Any,
+            row_of: dict, ends: dict, at_steps: bool) -> None:
+    """``t_events`` and ``y_events`` with their perturbations; a terminal event's
+    time and state end the trajectory too."""
+    if not events:
+        return
+    t_events, y_events = [], []
+    for event, times, states in zip(events, result.t_events, result.y_events):
+        moved = [trajectory.event(event, args, float(t), rows[row_of[float(t)]])
+                 for t in times]
+        if not moved:
+            t_events.append(times)
+            y_events.append(states)
+            continue
+        taus = np.stack([np.reshape(tau, ()) if isinstance(tau, Boxed) else np.float64(tau)
+                         for tau, _ in moved])
+        t_events.append(_with_primal(taus, times))
+        y_events.append(_with_primal(np.stack([y for _, y in moved]), states))
+        if at_steps and result.status == 1 and float(times[-1]) == float(result.t[-1]):
+            ends[result.t.size - 1] = moved[-1]
+    result.t_events, result.y_events = t_events, y_events
+
+
+class DenseSolution:
+    """``solve_ivp``'s ``sol`` (``dense_output=True``) evaluating to Duals.
+
+    ``sol(t)`` solves the sensitivity system from t₀ up to the times asked for (an
+    array of times in one solve); its primal values are SciPy's interpolant's. Every
+    other attribute is SciPy's ``OdeSolution``'s.
+    """
+
+    def __init__(self, plain: Any, trajectory: _Trajectory, forward: bool) -> None:
+        self._plain, self._trajectory, self._forward = plain, trajectory, forward
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._plain, name)
+
+    def __call__(self, t: Any) -> Any:
+        times = np.asarray(primal_value(t), dtype=float)
+        grid = _sorted_times(np.ravel(times), self._forward)
+        rows = self._trajectory.at(grid)
+        row_of = {s: i for i, s in enumerate(grid)}
+        y = rows[np.array([row_of[float(s)] for s in np.ravel(times)], dtype=int)]
+        if isinstance(t, Boxed):
+            flat = np.reshape(t, (-1,))
+            y = np.stack([self._trajectory.moved(y[i], float(s), flat[i] - s)
+                          for i, s in enumerate(np.ravel(times))])
+        y = np.transpose(y) if times.ndim else np.reshape(y, (-1,))
+        return _with_primal(y, self._plain(times))
