@@ -35,9 +35,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import optree
 
 from ..dual import primal_value
-from ..primitive import Boxed
+from ..primitive import Boxed, backend_of
 from .closures import lifted
 from .scipy_functions import original, scipy_rule
 from .scipy_integrate import _vector, odeint_p
@@ -163,9 +164,18 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: Any = "RK45", t_eval:
     ``y_events`` and ``sol`` differentiated in ``y0``, ``t_span``, ``args`` and what
     ``fun`` and the event functions close over."""
     listed = [] if events is None else [events] if callable(events) else list(events)
+    if _holds_box(t_eval):
+        raise TypeError("scipy.integrate.solve_ivp: t_eval holds Duals; dualad "
+                        "differentiates the solution at constant times t_eval (move "
+                        "t_span, or evaluate sol(t) of dense_output=True at moving times)")
     # SciPy's solve on plain values: fun made again with the primal values it closes over
     rebuild, leaves = lifted((fun, args))
     plain_fun, plain_args = _plain(rebuild, leaves, (fun, args))
+    if backend_of(optree.tree_leaves(_primal_tree((leaves, y0, tuple(t_span))))) != "numpy":
+        raise TypeError("scipy.integrate.solve_ivp runs SciPy's solver on NumPy values, on "
+                        "the host: under dualad_gpu (jax.jit) it meets JAX values. Use "
+                        "scipy.integrate.odeint there (run on the host by a callback), or "
+                        "differentiate with dualad's own transforms")
     watched, plain_events = _Watched(plain_fun), _watched_events(
         _plain(*lifted(listed), listed))
     if callable(options.get("jac")):
@@ -177,10 +187,6 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: Any = "RK45", t_eval:
     if not (leaves or watched.boxed or any(e.boxed for e in plain_events)
             or _holds_box((tuple(t_span), y0, listed))):
         return result
-    if _holds_box(t_eval):
-        raise TypeError("scipy.integrate.solve_ivp: t_eval holds Duals; dualad "
-                        "differentiates the solution at constant times t_eval (move "
-                        "t_span, or evaluate sol(t) of dense_output=True at moving times)")
     if result.status < 0:
         raise TypeError(f"scipy.integrate.solve_ivp failed ({result.message}): the "
                         "solution it stopped at has no derivative to give")
