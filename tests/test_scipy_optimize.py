@@ -6,7 +6,9 @@ differences in first and second order, forward against reverse mode and under th
 replay. Here: the reproducers of issue 26 in every mode, the primal being SciPy's own
 bit for bit, third order by nesting against the closed form, a callback filling an
 array, results' other fields, what SciPy gives when nothing is differentiated, and
-the errors and warnings of a root that has no derivative or was not reached.
+the errors and warnings of a root that has no derivative or was not reached; and
+large roots, whose ∂F/∂x is sparse (a discretised Bratu problem), against central
+differences of the solver and the dense path, singular or not, pattern found or not.
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ import pytest
 from numpy.testing import assert_allclose
 
 import dualad
+from dualad.rules import scipy_optimize as rules
 from test_in_place import numpy_jacobian as _central
 
 so = pytest.importorskip("scipy.optimize")
+sp = pytest.importorskip("scipy.sparse")
+spla = pytest.importorskip("scipy.sparse.linalg")
 
 P = np.array([2.0, 0.5])
 #: The reproducers of issue 26: parameters closed over, and through args=.
@@ -138,3 +143,112 @@ def test_under_dualad_gpu_a_solver_says_it_runs_on_the_host():
     cube_root = lambda p: so.brentq(lambda x: x ** 3 - p[0], 0.0, 5.0)
     with pytest.raises(TypeError, match="on the host"):
         dualad_gpu.jacfwd(cube_root)(P)
+
+
+# -- large roots: a sparse ∂F/∂x ------------------------------------------------------
+
+def _bratu(n):
+    """A discretised Bratu problem, u'' + p₀eᵘ + p₁sin(πt) = 0 on (0, 1), u = 0 at the
+    ends, scaled by h²: its residual for parameters ``p`` (closed over), and a
+    preconditioner for SciPy's Krylov solvers (the Laplacian's LU)."""
+    h = 1.0 / (n + 1)
+    t = np.linspace(h, 1.0 - h, n)
+    laplacian = sp.diags([np.ones(n - 1), -2.0 * np.ones(n), np.ones(n - 1)], [-1, 0, 1],
+                         format="csc")
+    preconditioner = spla.LinearOperator((n, n), matvec=spla.splu(laplacian).solve)
+
+    def residual(p):
+        def F(u):
+            padded = np.concatenate(([0.0], u, [0.0]))
+            return padded[:-2] - 2.0 * u + padded[2:] + h ** 2 * (
+                p[0] * np.exp(u) + p[1] * np.sin(np.pi * t))
+        return F
+
+    return residual, preconditioner
+
+
+def _krylov(n, how="newton_krylov"):
+    residual, M = _bratu(n)
+    if how == "newton_krylov":
+        return lambda p: so.newton_krylov(residual(p), np.zeros(n), f_tol=1e-13, inner_M=M)
+    return lambda p: so.root(residual(p), np.zeros(n), method="krylov", tol=1e-13,
+                             options={"jac_options": {"inner_M": M}}).x
+
+
+@pytest.fixture
+def slopes(monkeypatch):
+    """Each ∂F/∂x the implicit derivatives solve with: sparse or dense."""
+    seen, check = [], rules._check_regular
+    monkeypatch.setattr(rules, "_check_regular",
+                        lambda slope, *rest: seen.append(slope) or check(slope, *rest))
+    return seen
+
+
+@pytest.mark.parametrize("how", ["newton_krylov", "root krylov"])
+def test_a_large_root_is_differentiated_with_a_sparse_jacobian(how, slopes):
+    solve = _krylov(2000, how)
+    J = dualad.jacfwd(solve)(P)
+    assert sp.issparse(slopes[-1]) and slopes[-1].nnz == 3 * 2000 - 2
+    assert_allclose(J, _central(solve, P, 1e-4), rtol=1e-6, atol=1e-9)
+    assert_allclose(dualad.jacrev(solve)(P), J, rtol=1e-12, atol=1e-15)
+
+
+def test_a_large_root_s_primal_is_scipy_s_bit_for_bit():
+    solve, seen = _krylov(2000), []
+    dualad.jvp(lambda p: seen.append(dualad.primal_value(solve(p))) or solve(p), (P,),
+               (np.ones(2),))
+    assert np.array_equal(seen[0], solve(P))
+
+
+def test_hybr_at_n_100_stays_dense(slopes):
+    residual, _ = _bratu(100)
+    solve = lambda p: so.root(residual(p), np.zeros(100), options={"xtol": 1e-13}).x
+    J = dualad.jacfwd(solve)(P)
+    assert type(slopes[-1]) is np.ndarray
+    assert_allclose(J, _central(solve, P, 1e-4), rtol=1e-6, atol=1e-9)
+
+
+def test_sparse_and_dense_paths_agree_in_every_mode(monkeypatch):
+    solve = _krylov(300)
+    energy = lambda p: np.sum(solve(p) ** 2)
+    transforms = {"jacfwd": dualad.jacfwd(solve), "jacrev": dualad.jacrev(solve),
+                  "grad": dualad.grad(energy),
+                  "hyperdual": dualad.hessian(energy, mode="hyperdual"),
+                  "fwd-rev": dualad.hessian(energy, mode="fwd-rev")}
+    sparse = {name: f(P) for name, f in transforms.items()}
+    # A second point, through the transforms already called (replayed where they can):
+    moved = {name: f(P + 0.1) for name, f in transforms.items()}
+    monkeypatch.setattr(rules, "SPARSE_FROM", 10 ** 9)
+    for name, f in transforms.items():
+        assert_allclose(sparse[name], f(P), rtol=1e-11, atol=1e-14, err_msg=name)
+        assert_allclose(moved[name], f(P + 0.1), rtol=1e-11, atol=1e-14, err_msg=name)
+
+
+def test_a_singular_sparse_jacobian_raises(slopes):
+    # x[-1] appears in no equation (the last repeats the one before): no derivative.
+    def repeated(p):
+        F = lambda x: np.concatenate([x[:-1] - p[0], x[-2:-1] - p[1]])
+        return so.root(F, np.zeros(300)).x
+
+    with pytest.raises(TypeError, match="singular at the root"):
+        dualad.jacfwd(repeated)(np.array([2.0, 2.0]))
+    assert sp.issparse(slopes[-1])
+    near = sp.diags([np.r_[np.ones(299), 1e-20]], [0], format="csr")
+    broken = sp.diags([np.r_[np.ones(299), np.inf]], [0], format="csr")
+    for slope in (near, broken):
+        with pytest.raises(TypeError, match="singular at the root"):
+            rules._check_regular(slope, "root", False)
+
+
+def test_a_pattern_not_found_goes_dense_or_says_so(monkeypatch, slopes):
+    def refuse(*args, **kwargs):
+        raise TypeError("no pattern here")
+
+    solve = _krylov(300)
+    expected = dualad.jacfwd(solve)(P)
+    monkeypatch.setattr(dualad.sparse, "jacobian_sparsity", refuse)
+    assert_allclose(dualad.jacfwd(solve)(P), expected, rtol=1e-11, atol=1e-14)
+    assert type(slopes[-1]) is np.ndarray
+    monkeypatch.setattr(rules, "DENSE_UP_TO", 100)
+    with pytest.raises(TypeError, match="pattern could not be found.*no pattern here"):
+        dualad.jacfwd(solve)(P)

@@ -8,8 +8,9 @@ front ends use it:
   one table per group: a size sweep (the gradient of the Helmholtz free energy of
   Baydin et al.'s survey: a row per n) and the compiled problems (``dualad_gpu``
   against ``jax.jit``); the peer-heavy sweeps (batched JVP, dense ``jacfwd``
-  and ``jacrev``, ``jacfwd``'s chunk size) only when asked (``--only GROUP``,
-  ``--all``: :data:`ON_REQUEST`);
+  and ``jacrev``, ``jacfwd``'s chunk size, the sparse sweeps, SciPy's
+  differentiated solvers) only when asked (``--only GROUP``, ``--all``:
+  :data:`ON_REQUEST`);
 - the asv suite under ``asv_benches/`` imports the same :class:`Problem` objects
   for its ``time_`` and ``track_`` benchmarks (the performance dashboard).
 
@@ -32,6 +33,9 @@ large sum and the Helmholtz sweep), :mod:`~dualad.bench.compiled` (dualad's
 transforms compiled by ``dualad_gpu``, against ``jax.jit`` of JAX's own),
 :mod:`~dualad.bench.sparse` (sparse Jacobians and Hessians: Bratu, the
 Brusselator and its stiff solve, Rosenbrock, a Laplacian energy),
+:mod:`~dualad.bench.scipy_solvers` (SciPy's solvers differentiated: the Jacobian
+of a ``solve_ivp`` solution by forward sensitivities, the adjoint and finite
+differences; the implicit derivative of a ``root``, dense and sparse),
 :mod:`~dualad.bench.registry` (:data:`PROBLEMS`,
 :data:`GROUPS`), :mod:`~dualad.bench.report` (:func:`run` and the tables) and
 :mod:`~dualad.bench.cli` (:func:`main`). Every public name is importable from
@@ -108,6 +112,21 @@ against the derivatives derived by hand (a ``scipy.sparse`` CSR array):
 ('dualad', 'detect', 'coloring', 'prepare', 'first-calls')
 >>> bratu.make("dualad")().nnz
 2998
+
+SciPy's differentiated solvers (groups ``scipy_ivp`` and ``scipy_root``, on request:
+``python -m dualad bench --only scipy_ivp --only scipy_root``) divide each
+derivative's time by the primal solve's: the Jacobian of ``solve_ivp``'s final state
+in K = 3 and 30 parameters (target: forward sensitivities ≤ 1 + K/2 solves), and the
+implicit derivative of a root at n = 100 (dense ∂F/∂x) and 10⁴ (sparse; target: the
+JVP and the gradient ≤ 2 solves):
+
+>>> ivp = bench.PROBLEMS["scipy_ivp_3"]
+>>> ivp.own, ivp.peers, ivp.target_of("jacfwd")
+(('jacfwd', 'jacrev'), ['fd'], 2.5)
+>>> bench.PROBLEMS["scipy_root_10000"].own
+('jvp', 'grad', 'jacfwd')
+>>> bench.scipy_root(100).make("jvp")()[1].shape    # checked against dx*/dp by hand
+(100,)
 """
 
 from __future__ import annotations
@@ -126,6 +145,7 @@ from .registry import GROUPS, ON_REQUEST, PEER_NAMES, PROBLEMS, SIZE_LABELS
 from .report import Result, format_group_table, format_table, run
 from .reverse import (HELMHOLTZ_R, HELMHOLTZ_SIZES, HELMHOLTZ_T, HELMHOLTZ_TARGETS,
                       grad_sum_sin_exp, helmholtz, helmholtz_grad, helmholtz_problem)
+from .scipy_solvers import IVP_SIZES, ROOT_SIZES, scipy_ivp, scipy_root
 from .second_order import (HESSIAN_SIZES, HESSIAN_TARGETS, NUMPY_LEVEL_PEERS,
                            hessian_rosenbrock, hvp_rosenbrock, rosenbrock)
 from .sparse import (BRATU_SIZES, BRUSSELATOR_SIZES, BRUSSELATOR_SOLVE_SIZES, DENSE_MAX_SIZE,
@@ -147,6 +167,7 @@ __all__ = [
     "GROUPS",
     "HELMHOLTZ_SIZES",
     "HESSIAN_SIZES",
+    "IVP_SIZES",
     "JACOBIAN_SIZES",
     "JVP_SIZES",
     "JVP_TARGETS",
@@ -154,6 +175,7 @@ __all__ = [
     "ON_REQUEST",
     "PROBLEMS",
     "PEER_NAMES",
+    "ROOT_SIZES",
     "PeerUnavailable",
     "Problem",
     "Result",
@@ -189,6 +211,8 @@ __all__ = [
     "ratio",
     "rosenbrock",
     "run",
+    "scipy_ivp",
+    "scipy_root",
     "sparse_bratu",
     "sparse_brusselator",
     "sparse_laplacian",

@@ -9,6 +9,7 @@ from .forward import BATCH_SIZES, JVP_SIZES, jacfwd_textbook, jvp_batched, jvp_s
 from .inline import INLINE_PROBLEMS
 from .jacobians import CHUNK_SIZES, JACOBIAN_SIZES, jacfwd_chunk, jacfwd_tanh, jacrev_tanh
 from .reverse import HELMHOLTZ_SIZES, grad_sum_sin_exp, helmholtz_problem
+from .scipy_solvers import SCIPY_SOLVER_PROBLEMS
 from .second_order import HESSIAN_SIZES, hessian_rosenbrock, hvp_rosenbrock
 from .sparse import SPARSE_PROBLEMS
 from .spectral import grad_power_spectrum, jvp_fft
@@ -25,7 +26,7 @@ PROBLEMS: dict[str, Problem] = {p.name: p for p in (
     *map(jacfwd_chunk, CHUNK_SIZES),
     compiled_jacfwd_tanh(), compiled_jvp_sum_sin_exp(), compiled_hessian_rosenbrock(),
     compiled_helmholtz(), compiled_grad_textbook(), *SPARSE_PROBLEMS, jvp_fft(),
-    grad_power_spectrum())}
+    grad_power_spectrum(), *SCIPY_SOLVER_PROBLEMS)}
 
 #: Groups, each printed as its own table (a size sweep: a row per size): name -> title.
 GROUPS: dict[str, str] = {
@@ -50,6 +51,10 @@ GROUPS: dict[str, str] = {
     "sparse_laplacian": "Sparse Hessian of 1/2 sum |grad u|^2 + sum u^4/4 on an N x N grid "
                         "(n = N^2, five-point, 5 colours)",
     "spectral": "Complex numbers and the FFT, n = 2^20",
+    "scipy_ivp": "Jacobian of solve_ivp's final state in K parameters (RK45, rtol=1e-8): "
+                 "Lotka-Volterra (K=3), a ring of ten species (K=30)",
+    "scipy_root": "Implicit derivative of a root x*(p) of a forced 1-D Bratu problem: "
+                  "dense dF/dx (n=100), sparse (n=10^4)",
 }
 
 #: The groups ``python -m dualad bench`` runs only when asked (``--only GROUP`` or
@@ -57,12 +62,13 @@ GROUPS: dict[str, str] = {
 #: default run past two minutes.
 ON_REQUEST: tuple[str, ...] = ("jvp_batched", "jacfwd_tanh", "jacrev_tanh", "jacfwd_chunk_size",
                                "sparse_bratu", "sparse_brusselator", "sparse_brusselator_solve",
-                               "sparse_rosenbrock", "sparse_laplacian", "spectral")
+                               "sparse_rosenbrock", "sparse_laplacian", "spectral",
+                               "scipy_ivp", "scipy_root")
 
 #: What a group's ``size`` is, when not ``n`` (the first column of its table).
 SIZE_LABELS: dict[str, str] = {"jvp_batched": "K", "jacfwd_chunk_size": "chunk_size",
                                "sparse_brusselator": "N", "sparse_brusselator_solve": "N",
-                               "sparse_laplacian": "N"}
+                               "sparse_laplacian": "N", "scipy_ivp": "K"}
 
 #: The notes under every sparse sweep's table: dualad's five columns.
 _SPARSE_COLUMNS = (
@@ -174,6 +180,26 @@ GROUP_NOTES: dict[str, tuple[str, ...]] = {
         "neither (N <= 32).",
         "BDF evaluates the Jacobian once here and spends the time in ~18 sparse LU "
         "factorizations. No targets.",
+    ),
+    "scipy_ivp": (
+        "Each cell: time / time of the primal solve_ivp (column 'primal'), both measured in "
+        "this process. jacfwd:",
+        "dualad.jacfwd, forward sensitivities solved with the state; jacrev: dualad.jacrev, "
+        "the adjoint, one",
+        "backward solve per output (2 and 10 here). fd: approx_derivative(solve, p, "
+        "'2-point'), K + 1 solves.",
+        "Target: jacfwd <= 1 + K/2 primal solves.",
+    ),
+    "scipy_root": (
+        "Each cell: time / time of the primal solve (column 'primal'), both measured in this "
+        "process, the",
+        "transform's own solve included. jvp: dualad.jvp of x*(p) along one direction; grad: "
+        "dualad.grad of",
+        "|x*|^2/2; jacfwd: in both parameters; fd: (x*(p + hv) - x*(p)) / h, one more solve. "
+        "n=100: root(hybr),",
+        "dF/dx by jacfwd; n=10^4: newton_krylov (Laplacian preconditioner), dF/dx sparse (3 "
+        "colours, SuperLU).",
+        "Targets: jvp and grad <= 2 primal solves.",
     ),
     "sparse_rosenbrock": (
         *_SPARSE_COLUMNS,

@@ -8,15 +8,29 @@ by the callback (a lambda reading ``p``) — so none is asked for:
 1. SciPy's own solver runs on F's primal values: the primal root is SciPy's, bit for
    bit (F runs on the transform's values, its perturbations dropped).
 2. ∂F/∂x at x* comes from :func:`dualad.jacfwd` (a derivative for a scalar root, a
-   diagonal for ``newton`` of an array), its primal part.
+   diagonal for ``newton`` of an array), its primal part. From :data:`SPARSE_FROM`
+   (200) unknowns on, it is sparse: F's pattern at x* (``local=True`` in
+   :func:`dualad.jacobian_sparsity`: what is zero at x* adds nothing), a colouring of
+   its columns, one forward pass per colour (a few for a discretised PDE, where the
+   dense Jacobian takes n), a ``scipy.sparse`` array factorised once by SuperLU
+   (``scipy.sparse.linalg.splu``). ``minimize``'s stationary points take the same
+   path with the Hessian. A pattern fuller than a tenth of the matrix,
+   or one the detection cannot find, goes back to the dense Jacobian up to
+   :data:`DENSE_UP_TO` (4000) unknowns; beyond, the first is still solved sparse and
+   the second raises a TypeError.
 3. Chord Newton steps on F evaluated with the transform's values, x ← x − (∂F/∂x)⁻¹ F(x)
    with the primal part of each step dropped, give x*'s perturbations: each step makes
    one more order exact (one for a Dual or reverse mode, two for a hyper-dual's second
    order, one more per nested transform). No formula per mode: F's own rules do it.
+   The solve is ``np.linalg.solve``'s rule, or for a sparse ∂F/∂x the primitive
+   :data:`sparse_lu_solve` (SuperLU's solve, transposed in reverse mode), reusing the
+   one factorisation in every step and for every seed.
 
 The derivative is that of the exact root at SciPy's x* (as exact as the solver's
-tolerance). A root where ∂F/∂x is singular has no derivative: a TypeError says so. A
-solver that did not converge gives the derivative at its last iterate, with a warning.
+tolerance). A root where ∂F/∂x is singular has no derivative: a TypeError says so
+(dense: a condition number past 1/ε; sparse: SuperLU's exactly zero pivot, or U's
+smallest pivot below ε times its largest; either: a non-finite entry). A solver that
+did not converge gives the derivative at its last iterate, with a warning.
 The dispatchers take every call: a callback's values show whether anything is
 differentiated, and where nothing is, SciPy's own result is returned untouched (the
 cost: one type test per callback call).
@@ -35,7 +49,7 @@ from ..dual import Dual, as_operand, primal_value
 from ..fillable import resolved_tree
 from ..hyperdual import HyperDual
 from ..operands import holds_box
-from ..primitive import Boxed, backend_of
+from ..primitive import Boxed, Primitive, backend_of
 from .scipy_functions import original, scipy_rule
 
 _MODULE = "scipy.optimize"
@@ -92,6 +106,17 @@ def _order(value: Any) -> int:
     return order
 
 
+#: From this many unknowns on, ∂F/∂x is computed sparse (see the module docstring).
+SPARSE_FROM = 200
+#: Up to this many unknowns, ∂F/∂x is computed dense where its pattern cannot be found
+#: or fills more than :data:`DENSE_FRACTION` of the matrix; beyond, a full pattern is
+#: still computed sparse, and one that cannot be found raises a TypeError.
+DENSE_UP_TO = 4000
+DENSE_FRACTION = 0.1
+#: The colours of one forward pass carry at most this many bytes of tangent.
+_PASS_BYTES = 8 * 2**20
+
+
 def _implicit(residual: Callable, x_star: Any, name: str, diagonal: bool = False) -> Any:
     """``x_star`` (a root of ``residual``'s primal) with the perturbations of the exact
     root of ``residual`` (see the module docstring); ``diagonal``: each output depends
@@ -105,39 +130,127 @@ def _implicit(residual: Callable, x_star: Any, name: str, diagonal: bool = False
         return _vector(residual(np.reshape(x, shape) if shape else np.reshape(x, ())))
 
     # ∂F/∂x first: a replayed call's values are then the interpreter's Duals.
+    slope = None
     if diagonal:
         slope = primal_value(jvp(flat, (x0,), (np.ones_like(x0),), replay=False)[1])
-    else:
-        slope = primal_value(jacfwd(flat, replay=False)(x0))
-        if slope.shape != (x0.size, x0.size):
-            raise TypeError(f"{name}: the residual has {slope.shape[0]} components for "
-                            f"{x0.size} unknowns; dualad differentiates square systems")
+    elif x0.size >= SPARSE_FROM:
+        slope = _sparse_slope(flat, x0, name)
+    if slope is None:
+        slope = _square(primal_value(jacfwd(flat, replay=False)(x0)), name)
     r = flat(x0)
     if not isinstance(r, Boxed):
         return x_star  # the root does not depend on what the transform differentiates
     r = r._interpreted()
-    _check_regular(slope, name, diagonal)
+    solve = _check_regular(slope, name, diagonal)
     x = x0
     for step in range(_order(r)):
         if step:
             r = flat(x)
-        d = r / slope if diagonal else np.linalg.solve(slope, r)
+        d = solve(r)
         x = x - (d - primal_value(d))  # (the primal stays SciPy's root, bit for bit)
     return np.reshape(x, shape)
 
 
-def _check_regular(slope: np.ndarray, name: str, diagonal: bool) -> None:
-    """A TypeError where ∂F/∂x is singular at the root (no derivative exists)."""
+def _sparse_slope(flat: Callable, x0: np.ndarray, name: str) -> Any:
+    """∂F/∂x at ``x0`` as a CSR array: the pattern at this point (``local``: what is
+    zero here adds nothing), a colouring of its columns, one forward seed per colour.
+    None where the dense Jacobian is the better (or only) way."""
+    from scipy import sparse
+
+    from ..forward import jvp
+    from ..sparse import column_coloring, jacobian_sparsity
+    from ..sparse.coloring import column_values
+
+    n = x0.size
+    try:
+        pattern = jacobian_sparsity(flat, x0, local=True)
+    except Exception as error:  # noqa: BLE001 - an operation the detection cannot follow
+        if n <= DENSE_UP_TO:
+            return None
+        raise TypeError(f"{name}: ∂F/∂x of {n} unknowns is computed sparse, and the "
+                        f"residual's sparsity pattern could not be found ({error!r}). "
+                        f"Up to {DENSE_UP_TO} unknowns it is computed dense instead "
+                        "(scipy_optimize.DENSE_UP_TO)") from error
+    if _square(pattern, name).nnz > DENSE_FRACTION * n * n and n <= DENSE_UP_TO:
+        return None
+    colors = column_coloring(pattern)
+    passes = int(colors.max(initial=-1)) + 1
+    per_pass = max(1, _PASS_BYTES // (n * x0.dtype.itemsize))
+    blocks = [np.zeros((0, n), x0.dtype)]
+    for start in range(0, passes, per_pass):
+        chunk = np.arange(start, min(start + per_pass, passes))
+        seeds = (colors == chunk[:, None]).astype(x0.dtype)
+        _, t = jvp(flat, (x0,), (seeds,), batched=True, replay=False)
+        blocks.append(np.reshape(primal_value(t), (len(chunk), n)))
+    values = column_values(pattern, colors, np.concatenate(blocks).T)
+    return sparse.csr_array((values, pattern.indices, pattern.indptr), shape=(n, n))
+
+
+def _square(slope: Any, name: str) -> Any:
+    n = slope.shape[1]
+    if slope.shape != (n, n):
+        raise TypeError(f"{name}: the residual has {slope.shape[0]} components for {n} "
+                        "unknowns; dualad differentiates square systems")
+    return slope
+
+
+def _singular(name: str) -> TypeError:
+    return TypeError(f"{name}: ∂F/∂x is singular at the root, so the root does not move "
+                     "smoothly with the parameters and has no derivative (the equations "
+                     "do not determine x there: a repeated equation, a double root)")
+
+
+def _check_regular(slope: Any, name: str, diagonal: bool) -> Callable:
+    """The solve with ∂F/∂x of a chord step; a TypeError where ∂F/∂x is singular at the
+    root (no derivative exists). A sparse one is factorised once (SuperLU), and judged
+    singular where SuperLU finds an exactly zero pivot or the smallest of U's diagonal
+    is below ε times its largest (a lower bound of the condition number)."""
+    from scipy import sparse
+    from scipy.sparse.linalg import splu
+
+    if sparse.issparse(slope):
+        if not np.all(np.isfinite(slope.data)):
+            raise _singular(name)
+        try:
+            lu = splu(sparse.csc_array(slope))
+        except RuntimeError as error:  # "Factor is exactly singular"
+            raise _singular(name) from error
+        pivots = np.abs(lu.U.diagonal())
+        if not pivots.min(initial=np.inf) > np.finfo(float).eps * pivots.max(initial=0.0):
+            raise _singular(name)
+        return lambda r: sparse_lu_solve(r, lu=lu, trans="N")
     if diagonal or slope.ndim == 0:
         singular = not np.all((slope != 0) & np.isfinite(slope))
     else:
         singular = (not np.all(np.isfinite(slope))
                     or np.linalg.cond(slope) * np.finfo(float).eps >= 1)
     if singular:
-        raise TypeError(f"{name}: ∂F/∂x is singular at the root, so the root does not "
-                        "move smoothly with the parameters and has no derivative (the "
-                        "equations do not determine x there: a repeated equation, a "
-                        "double root)")
+        raise _singular(name)
+    if diagonal:
+        return lambda r: r / slope
+    return lambda r: np.linalg.solve(slope, r)
+
+
+def _lu_kernel(b: np.ndarray, lu: Any, trans: str) -> np.ndarray:
+    n = b.shape[-1]  # (a leading axis of seeds: the columns of one solve)
+    columns = np.ascontiguousarray(np.reshape(b, (-1, n)).T)
+    return np.reshape(lu.solve(columns, trans=trans).T, b.shape)
+
+
+def _lu_jvp(primals: tuple, tangents: tuple, ans: Any, lu: Any, trans: str) -> Any:
+    return None if tangents[0] is None else sparse_lu_solve(tangents[0], lu=lu, trans=trans)
+
+
+def _lu_transpose(ct: Any, args: tuple, linear: Any, lu: Any, trans: str) -> tuple:
+    return (sparse_lu_solve(ct, lu=lu, trans="T" if trans == "N" else "N"),)
+
+
+#: A solve with a SuperLU factor (``scipy.sparse.linalg.splu``), linear in the
+#: right-hand side (of shape ``(..., n)``): the chord steps of a sparse ∂F/∂x.
+sparse_lu_solve = Primitive(
+    "sparse_lu_solve", _lu_kernel, jvp=_lu_jvp, linear=(0,), transpose=_lu_transpose,
+    shape_rule=lambda b, lu, trans: (tuple(b.shape), np.result_type(b.dtype, float)),
+    pattern="dense")
 
 
 def _warn_unconverged(name: str, converged: bool, message: Any = "") -> None:
