@@ -116,10 +116,11 @@ class Tag:
     @staticmethod
     def within(level: int) -> None:
         """In the current context, make the tags of the levels just above ``level``
-        (``level + 1/4096``, ``+ 2/4096``, ...): a transform started late (a replayed
+        (``level + 2⁻²⁰``, ``+ 2·2⁻²⁰``, ...): a transform started late (a replayed
         call's interpreter taking over) stays below the transforms nested in the
-        function since the level was set aside."""
-        _RESERVED_LEVELS.set(level + (i + 1) / 4096 for i in range(4095))
+        function since the level was set aside. (A million of them: a solver's
+        callbacks make a transform call per step.)"""
+        _RESERVED_LEVELS.set(level + (i + 1) / 2 ** 20 for i in range(2 ** 20 - 1))
 
 
 class EscapedDualError(TypeError):

@@ -1,4 +1,4 @@
-"""scipy.integrate.odeint differentiated in y0 and args (dualad/rules/scipy_integrate.py).
+"""scipy.integrate.odeint differentiated in y0, args and t (dualad/rules/scipy_integrate.py).
 
 Checked against closed forms (exponential decay), central differences of SciPy's own
 odeint at tight tolerances, forward against reverse mode, both Hessian modes, and
@@ -194,9 +194,21 @@ def test_float32_inputs_give_scipys_float64():
     assert_allclose(j, exact_decay_jacobians(Y0, np.float32(K))[0], atol=1e-6)
 
 
-def test_dual_t_is_a_type_error():
-    with pytest.raises(TypeError, match="not in t"):
-        dualad.jacfwd(lambda t: integrate.odeint(decay, Y0, t, args=(K,)))(T)
+def test_differentiated_in_the_times():
+    # as autograd's test_odeint: every time moves, the first one (where y0 is) included
+    def solution(t):
+        return integrate.odeint(lambda y, t, k: -k * y * np.cos(t), Y0, t, args=(K,), **TOL)
+
+    t = np.array([0.2, 0.9, 1.5, 2.0])
+    want = central(solution, t)
+    assert_allclose(dualad.jacfwd(solution)(t), want, atol=1e-8)
+    assert_allclose(dualad.jacrev(solution)(t), want, atol=1e-8)
+    loss = lambda t: np.sum(solution(t) ** 2)  # noqa: E731
+    assert_allclose(dualad.hessian(loss)(t), central(dualad.grad(loss), t), atol=1e-7)
+    # one moving time in a list; tfirst: y' = −t y from y(s) = 1 gives e^(−(1 − s²)/2)
+    end = dualad.derivative(lambda s: integrate.odeint(
+        lambda t, y: -t * y, 1.0, [s, 1.0], tfirst=True, **TOL)[1, 0])(0.5)
+    assert_allclose(end, 0.5 * np.exp(-(1 - 0.25) / 2), rtol=1e-9)
 
 
 def test_func_closing_over_a_dual_is_a_type_error():

@@ -74,6 +74,11 @@ def original(module: str, name: str) -> Callable:
     return ORIGINALS.get(found, found)
 
 
+def with_primal(value: Any, plain: Any) -> Any:
+    """``value``'s perturbations on ``plain`` (SciPy's number, kept bit for bit)."""
+    return value - primal_value(value) + plain
+
+
 def _resolved(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """The arguments with each array made to be filled as what it stands for (a Dual
     once one was written in: filterpy's ``A = zeros(...); A[:n, :n] = ...; expm(A)``)."""

@@ -1,10 +1,12 @@
-"""scipy.integrate: odeint, differentiated in ``y0`` and in the arrays of ``args``, and
-trapezoid (np.trapezoid's rule).
+"""scipy.integrate: odeint, differentiated in ``y0``, in the arrays of ``args`` and in
+the times ``t``; the primitive solve_ivp's rule (:mod:`dualad.rules.scipy_ivp`) shares;
+and trapezoid (np.trapezoid's rule).
 
 ``odeint(func, y0, t, args=(...))`` is the primitive :data:`odeint_p`, whose kernel is
-SciPy's own solver: the primal output is exactly SciPy's. ``t`` is a constant (a Dual
-``t`` is a TypeError), and so is anything ``func`` closes over: what is differentiated
-must be passed through ``args``.
+SciPy's own solver (odeint, or solve_ivp's ``method``): the primal output is exactly
+SciPy's. What ``func`` closes over is a constant: what odeint differentiates must be
+passed through ``args`` (solve_ivp's rule finds it in the closure too). A moving time
+(``t``'s entries) is reached by :func:`moved`.
 
 - Forward mode: the JVP in direction (ty0, targs) is the *same primitive* on the
   augmented system z = (y, s), z' = (f(y, t, a), ∂f/∂y·s + ∂f/∂a·ta), s(t0) = ty0,
@@ -28,14 +30,14 @@ solve (and, reverse mode, one solve per interval of ``t``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..dual import primal_value
 from ..primitive import Boxed, Primitive
-from .scipy_functions import scipy_rule
+from .scipy_functions import scipy_rule, with_primal
 from .shape import concatenate, reshape, transpose
 
 #: Options of SciPy's odeint and solve_ivp that the augmented (sensitivity, adjoint)
@@ -202,6 +204,30 @@ def _forward_sensitivity(rhs: Callable, t: np.ndarray, options: tuple, y0: Any, 
     return transpose(reshape(sol[:, n:], shape=(len(t), k, n)), axes=(1, 0, 2))
 
 
+class _Moved:
+    """dy/dτ = h·f(y, t₀ + hτ, *a): the solution carried from t₀ to t₀ + h as τ goes 0 → 1."""
+
+    def __init__(self, rhs: Callable) -> None:
+        self.rhs = rhs
+
+    def __call__(self, y: Any, tau: Any, *values: Any) -> Any:
+        *values, start, h = values
+        return h * _vector(self.rhs(y, start + h * tau, *values))
+
+
+def moved(rhs: Callable, y: Any, args: Sequence, start: Any, h: Any, options: tuple,
+          method: Any = None) -> Any:
+    """y(start + h) from y = y(start) for y' = rhs(y, t, *args), where h carries
+    perturbations only (a primal length of zero): the solve over τ ∈ [0, 1] of
+    :class:`_Moved` is, primal, y itself, and its derivatives are exact in every
+    order (y + f·h to first)."""
+    if not isinstance(h, Boxed):
+        return y
+    kept = tuple((k, v) for k, v in options if k in ("rtol", "atol"))
+    return odeint_p(y, *args, start, h, func=_Moved(rhs), t=np.array([0.0, 1.0]),
+                    options=kept, method=method)[1]
+
+
 def _rhs_of(func: Callable, options: tuple) -> Callable:
     """``func`` as f(y, t, *args) whatever ``tfirst`` says."""
     if dict(options).get("tfirst"):
@@ -324,28 +350,35 @@ odeint_tangent.kernels["jax"] = _on_host(
 @scipy_rule("scipy.integrate", "odeint")
 def odeint(func: Callable, y0: Any, t: Any, args: tuple = (), Dfun: Callable | None = None,
            col_deriv: int = 0, full_output: int = 0, **options: Any) -> Any:
-    """``scipy.integrate.odeint`` differentiated in ``y0`` and the arrays of ``args``."""
-    if isinstance(t, Boxed) or (isinstance(t, (list, tuple))
-                                and any(isinstance(v, Boxed) for v in t)):
-        raise TypeError("scipy.integrate.odeint: dualad differentiates odeint in y0 and args, "
-                        "not in t (the output times are constants)")
+    """``scipy.integrate.odeint`` differentiated in ``y0``, the arrays of ``args`` and
+    the times ``t`` (a moving time by :func:`moved`)."""
     if not isinstance(args, tuple):
         args = (args,)
     if isinstance(y0, (list, tuple)):
         y0 = np.stack([v if isinstance(v, Boxed) else np.asarray(v, dtype=float) for v in y0])
     if np.ndim(y0) == 0:
         y0 = np.reshape(y0, (1,))  # as SciPy; any other shape but 1-D SciPy refuses
-    t = np.array(t, dtype=float)
+    times = t if isinstance(t, Boxed) else list(t) if isinstance(t, (list, tuple)) else None
+    t = np.array(primal_value(t) if times is None or isinstance(t, Boxed)
+                 else [primal_value(v) for v in times], dtype=float)
     if Dfun is not None:
         options.update(Dfun=Dfun, col_deriv=col_deriv)
-    out = odeint_p(y0, *args, func=func, t=t, options=tuple(options.items()))
+    options = tuple(options.items())
+    given = y0
+    if times is not None and isinstance(times[0], Boxed):  # y0 is y at the moving t[0]
+        y0 = moved(_rhs_of(func, options), y0, args, times[0], t[0] - times[0], options)
+    out = odeint_p(y0, *args, func=func, t=t, options=options)
+    if times is not None and any(isinstance(v, Boxed) for v in times):
+        rows = [given] + [moved(_rhs_of(func, options), out[i], args, t[i], times[i] - t[i],
+                                options) for i in range(1, len(t))]
+        out = with_primal(np.stack(rows), primal_value(out))
     if full_output:
         if not isinstance(primal_value(out), np.ndarray):
             raise TypeError("scipy.integrate.odeint: full_output=True is not supported under "
                             "dualad_gpu (the info dict is SciPy's, on host values)")
         values = [primal_value(x) for x in (y0, *args)]
         _, info = _original_odeint()(func, values[0], t, args=tuple(values[1:]),
-                                     full_output=True, **options)
+                                     full_output=True, **dict(options))
         return out, info
     return out
 

@@ -18,8 +18,7 @@ method's object, a ``functools.partial``: see :mod:`dualad.rules.closures`).
    the JVP to itself. The derivatives are those of the exact solution, as accurate
    as the solver's tolerances.
 3. A moving time — ``t_span``'s ends in the parameters, an event time — is reached
-   by a solve over a primal length of zero, y(t₀ + h) with dy/dτ = h·f(t₀ + hτ, y)
-   on τ ∈ [0, 1] and h = t − t₀ carrying only perturbations: exact in every order.
+   by :func:`dualad.rules.scipy_integrate.moved`'s solve over a primal length of zero.
    An event time τ solves g(τ, y(τ)) = 0; chord Newton steps on g, each one order
    more exact, give dτ/dp = −(∂g/∂y·∂y/∂p + ∂g/∂p)/(dg/dt).
 
@@ -40,9 +39,8 @@ import optree
 from ..dual import primal_value
 from ..primitive import Boxed, backend_of
 from .closures import lifted
-from .scipy_functions import original, scipy_rule
-from .scipy_integrate import _vector, odeint_p
-from .scipy_minimize import _with_primal
+from .scipy_functions import original, scipy_rule, with_primal
+from .scipy_integrate import _vector, moved, odeint_p
 from .scipy_optimize import _holds_box, _order, _primal_tree, _Watched
 
 _MODULE = "scipy.integrate"
@@ -60,17 +58,6 @@ class _Lifted:
     def __call__(self, y: Any, t: Any, *values: Any) -> Any:
         fun, args = self.rebuild(values)
         return _vector(fun(t, y, *(args or ())))
-
-
-class _Moved:
-    """dy/dτ = h·f(t₀ + hτ, y): the solution carried from t₀ to t₀ + h as τ goes 0 → 1."""
-
-    def __init__(self, rhs: Callable) -> None:
-        self.rhs = rhs
-
-    def __call__(self, y: Any, tau: Any, *values: Any) -> Any:
-        *values, start, h = values
-        return h * self.rhs(y, start + h * tau, *values)
 
 
 class _Trajectory:
@@ -104,12 +91,7 @@ class _Trajectory:
 
     def moved(self, y: Any, start: Any, h: Any) -> Any:
         """y carried from ``start`` to ``start + h`` (h: perturbations only)."""
-        if not isinstance(h, Boxed):
-            return y
-        kept = tuple((k, v) for k, v in self.options if k in ("rtol", "atol"))
-        rows = odeint_p(y, *self.leaves, start, h, func=_Moved(self.rhs),
-                        t=np.array([0.0, 1.0]), options=kept, method="RK45")
-        return rows[1]
+        return moved(self.rhs, y, self.leaves, start, h, self.options, "RK45")
 
     def rate(self, event: Callable, args: tuple, t: float, y: np.ndarray) -> float:
         """dg/dt along the primal trajectory at (t, y)."""
@@ -229,9 +211,9 @@ def _differentiate(result: Any, trajectory: _Trajectory, events: list, args: tup
     _events(result, trajectory, events, args, rows, row_of, ends, t_eval is None)
     if ends:
         y = _spliced(y, {i: np.reshape(state, (1, -1)) for i, (_, state) in ends.items()})
-        result.t = _with_primal(
+        result.t = with_primal(
             _spliced(t, {i: np.reshape(time, (1,)) for i, (time, _) in ends.items()}), t)
-    result.y = _with_primal(np.transpose(y), result.y)
+    result.y = with_primal(np.transpose(y), result.y)
     if result.sol is not None:
         result.sol = DenseSolution(result.sol, trajectory, forward)
 
@@ -261,8 +243,8 @@ def _events(result: Any, trajectory: _Trajectory, events: list, args: tuple, row
             continue
         taus = np.stack([np.reshape(tau, ()) if isinstance(tau, Boxed) else np.float64(tau)
                          for tau, _ in moved])
-        t_events.append(_with_primal(taus, times))
-        y_events.append(_with_primal(np.stack([y for _, y in moved]), states))
+        t_events.append(with_primal(taus, times))
+        y_events.append(with_primal(np.stack([y for _, y in moved]), states))
         if at_steps and result.status == 1 and float(times[-1]) == float(result.t[-1]):
             ends[result.t.size - 1] = moved[-1]
     result.t_events, result.y_events = t_events, y_events
@@ -293,4 +275,4 @@ class DenseSolution:
             y = np.stack([self._trajectory.moved(y[i], float(s), flat[i] - s)
                           for i, s in enumerate(np.ravel(times))])
         y = np.transpose(y) if times.ndim else np.reshape(y, (-1,))
-        return _with_primal(y, self._plain(times))
+        return with_primal(y, self._plain(times))

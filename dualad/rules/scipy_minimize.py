@@ -29,14 +29,9 @@ from typing import Any
 import numpy as np
 
 from ..dual import primal_value
-from .scipy_functions import original, scipy_rule
+from .scipy_functions import original, scipy_rule, with_primal
 from .scipy_optimize import (_MODULE, _Watched, _bound, _holds_box, _implicit,
                              _primal_tree, _warn_unconverged)
-
-
-def _with_primal(value: Any, plain: Any) -> Any:
-    """``value``'s perturbations on ``plain`` (SciPy's number, kept bit for bit)."""
-    return value - primal_value(value) + plain
 
 
 def _gradient_of(objective: Callable) -> Callable:
@@ -118,7 +113,7 @@ def minimize(fun: Callable, x0: Any, args: Any = (), method: Any = None, jac: An
     x = np.reshape(_at_optimum(objective, x, active, held, "scipy.optimize.minimize"),
                    np.shape(result.x))
     result.x = x
-    result.fun = _with_primal(objective(x), result.fun)
+    result.fun = with_primal(objective(x), result.fun)
     return result
 
 
@@ -140,7 +135,7 @@ def minimize_scalar(fun: Callable, bracket: Any = None, bounds: Any = None, args
     objective = _bound(fun, args)
     result.x = _implicit(lambda x: derivative(objective, replay=False)(x), result.x,
                          "scipy.optimize.minimize_scalar")
-    result.fun = _with_primal(objective(result.x), result.fun)
+    result.fun = with_primal(objective(result.x), result.fun)
     return result
 
 
@@ -184,8 +179,8 @@ def least_squares(fun: Callable, x0: Any, jac: Any = "2-point", bounds: Any = (-
     held = np.where(result.active_mask < 0, lower, upper) if np.any(active) else None
     x = _at_optimum(objective, x, active, held, "scipy.optimize.least_squares")
     result.x = x
-    result.fun = _with_primal(residuals(x), result.fun)
-    result.cost = _with_primal(objective(x), result.cost)
+    result.fun = with_primal(residuals(x), result.fun)
+    result.cost = with_primal(objective(x), result.cost)
     return result
 
 
@@ -212,7 +207,7 @@ def curve_fit(f: Callable, xdata: Any, ydata: Any, p0: Any = None, sigma: Any = 
     objective = lambda p: 0.5 * np.sum(weighted(p) ** 2)
     params = _implicit(_gradient_of(objective), popt, "scipy.optimize.curve_fit")
     covariance = _covariance(weighted, params, absolute_sigma)
-    out = (params, _with_primal(covariance, pcov))
+    out = (params, with_primal(covariance, pcov))
     return (*out, *found[2:]) if full_output else out
 
 

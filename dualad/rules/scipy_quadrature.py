@@ -29,8 +29,7 @@ import numpy as np
 
 from ..dual import as_operand, primal_value
 from ..primitive import Boxed
-from .scipy_functions import original, scipy_rule
-from .scipy_minimize import _with_primal
+from .scipy_functions import original, scipy_rule, with_primal
 from .scipy_optimize import _holds_box, _primal_tree, _Watched
 
 _MODULE = "scipy.integrate"
@@ -50,7 +49,7 @@ def _quad(func: Callable, a: Any, b: Any, args: Any = (), full_output: int = 0,
     if options.get("weight") is not None or options.get("complex_func"):
         raise TypeError("scipy.integrate.quad: dualad does not yet differentiate a "
                         "weighted or complex integrand")
-    value = _with_primal(_on_partition(func, a, b, args, found[2]), found[0])
+    value = with_primal(_on_partition(func, a, b, args, found[2]), found[0])
     out = (value, *found[1:])
     return out if full_output else _as_called(out)
 
@@ -121,7 +120,7 @@ def _linear_in_samples(name: str, y: Any, axis: int, **options: Any) -> Any:
     moved = np.moveaxis(y, axis, -1)
     weights = _sample_weights(original(_MODULE, name), np.shape(primal_value(moved))[-1],
                               **options).astype(np.result_type(value))
-    return _with_primal(np.tensordot(moved, weights, axes=([-1], [0])), value)
+    return with_primal(np.tensordot(moved, weights, axes=([-1], [0])), value)
 
 
 @scipy_rule(_MODULE, "simpson")
