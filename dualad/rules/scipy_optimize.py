@@ -6,7 +6,9 @@ parameters reach F however the user passes them — through ``args=``, or closed
 by the callback (a lambda reading ``p``) — so none is asked for:
 
 1. SciPy's own solver runs on F's primal values: the primal root is SciPy's, bit for
-   bit (F runs on the transform's values, its perturbations dropped).
+   bit (F made again with the primal values it closes over, by
+   :func:`dualad.rules.closures.lifted`; what that does not reach runs on the
+   transform's values, its perturbations dropped).
 2. ∂F/∂x at x* comes from :func:`dualad.jacfwd` (a derivative for a scalar root, a
    diagonal for ``newton`` of an array), its primal part. From :data:`SPARSE_FROM`
    (200) unknowns on, it is sparse: F's pattern at x* (``local=True`` in
@@ -50,6 +52,7 @@ from ..fillable import resolved_tree
 from ..hyperdual import HyperDual
 from ..operands import holds_box
 from ..primitive import Boxed, Primitive, backend_of
+from .closures import lifted
 from .scipy_functions import original, scipy_rule
 
 _MODULE = "scipy.optimize"
@@ -66,11 +69,22 @@ def _primal_tree(tree: Any) -> Any:
 
 
 class _Watched:
-    """A callback for SciPy's solver: the user's, on the primal values, noting whether
-    its result carried perturbations (closed-over parameters)."""
+    """A callback for SciPy's solver: the user's on the primal values, noting whether
+    it reads perturbations (closed-over parameters).
+
+    The values it closes over (:func:`dualad.rules.closures.lifted`) are replaced by
+    their primal values once, so SciPy's iterations run at NumPy's speed; what that
+    does not reach (a global) runs on the transform's values, perturbations dropped.
+    """
 
     def __init__(self, fun: Callable) -> None:
-        self.fun, self.boxed = fun, False
+        rebuild, leaves = lifted(fun)
+        self.boxed = bool(leaves)
+        if leaves:
+            plain = [primal_value(v) for v in leaves]
+            _on_the_host(plain)
+            fun = rebuild(plain)
+        self.fun = fun
 
     def __call__(self, *args: Any) -> Any:
         out = self.fun(*args)
@@ -80,11 +94,15 @@ class _Watched:
         if _holds_box(out):
             self.boxed = True
             out = _primal_tree(out)
-            if backend_of(optree.tree_leaves(out)) != "numpy":
-                raise TypeError("SciPy's solvers run on NumPy values, on the host: under "
-                                "dualad_gpu (jax.jit) their callbacks meet JAX values. "
-                                "Differentiate this function with dualad's own transforms")
+            _on_the_host(optree.tree_leaves(out))
         return out
+
+
+def _on_the_host(values: list) -> None:
+    if backend_of(values) != "numpy":
+        raise TypeError("SciPy's solvers run on NumPy values, on the host: under "
+                        "dualad_gpu (jax.jit) their callbacks meet JAX values. "
+                        "Differentiate this function with dualad's own transforms")
 
 
 def _vector(out: Any) -> Any:
