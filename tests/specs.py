@@ -64,6 +64,10 @@ class Spec:
     # False where dualad_gpu refuses the function (an output shape that depends on
     # the values, as jax.jit refuses it): the coverage table and GPU tests skip it.
     gpu: bool = True
+    # True for adaptive solvers (solve_ivp, odeint): their error control spans every
+    # seed of a batch, so a batch, a chunk and single seeds agree to the row's
+    # tolerance, not to rounding.
+    adaptive: bool = False
 
     @property
     def id(self) -> str:

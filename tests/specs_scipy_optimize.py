@@ -1,6 +1,6 @@
 """Spec rows: scipy.optimize's root finders, minimisers and fits, and
-scipy.integrate's quadratures (dualad/rules/scipy_optimize.py, scipy_minimize.py,
-scipy_quadrature.py).
+scipy.integrate's quadratures and ODE solvers (dualad/rules/scipy_optimize.py,
+scipy_minimize.py, scipy_quadrature.py, scipy_integrate.py, scipy_ivp.py).
 
 Each row solves, with SciPy's solver at a tight tolerance, an equation whose
 parameters are the row's arguments — closed over by the callback, or passed by
@@ -12,9 +12,13 @@ about 1e-12, so differences of its optimum are good to about 1e-5: those rows
 check to 1e-4 (``tests/test_scipy_minimize.py`` checks closed forms to 1e-12).
 The fits are of a line, exact (``curve_fit`` given its Jacobian, whose ``pcov``
 SciPy would otherwise compute from differences); ``quad`` runs at its default
-tolerance (one piece for these integrands: the rows stay fast). No JAX row: JAX
-has none of these solvers (nor ``rosen``). Not under dualad_gpu: SciPy's solvers
-run on the host. The Rosenbrock rows are plain NumPy, under dualad_gpu too.
+tolerance (one piece for these integrands: the rows stay fast). The other rows
+have no JAX twin: JAX has none of these solvers (nor ``rosen``). The ODE rows
+(``solve_ivp``) are ``adaptive``: they agree with themselves (batches, chunks,
+forward and reverse) to their tolerance, not to rounding; they are checked against
+classical RK4 written in JAX (JAX's own ``odeint`` has reverse mode only). Not under
+dualad_gpu: SciPy's solvers run on the host. The Rosenbrock rows are plain NumPy,
+under dualad_gpu too.
 """
 
 from __future__ import annotations
@@ -50,6 +54,45 @@ LINE = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0], [1.0, 3.0]])
 def _coupled(x, a, b):
     """A coupled system of three equations, regular for |b| ≤ 1: x + tanh(b x)/5 = a."""
     return x + 0.2 * np.tanh(b @ x) - a
+
+
+VECTOR2 = (((2,),),)
+ODE_TIMES = np.array([0.0, 0.5, 1.0])
+ODE_TIGHT = {"rtol": 1e-10, "atol": 1e-10}
+
+
+def _forced(t, y, a):
+    """A damped, forced oscillator whose stiffness and forcing move with a."""
+    return np.array([y[1], -(1.0 + a[0] ** 2) * y[0] - 0.3 * y[1] + a[1] * np.sin(t)])
+
+
+def _forced_jax(t, y, a):
+    import jax.numpy as jnp
+    return jnp.stack([y[1], -(1.0 + a[0] ** 2) * y[0] - 0.3 * y[1] + a[1] * jnp.sin(t)])
+
+
+def _rk4_jax(rhs, a, steps_per_unit=1000):
+    """The solution at ODE_TIMES[1:] by classical RK4 with 1000 steps per unit time
+    (error about 1e-13): JAX's own ODE solver has reverse mode only, these rows check
+    forward mode and Hessians too."""
+    import jax
+    import jax.numpy as jnp
+
+    def step(state, _, h):
+        t, y = state
+        k1 = rhs(t, y, a)
+        k2 = rhs(t + h / 2, y + h / 2 * k1, a)
+        k3 = rhs(t + h / 2, y + h / 2 * k2, a)
+        k4 = rhs(t + h, y + h * k3, a)
+        return (t + h, y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)), None
+
+    y, rows = jnp.array([1.0, 0.0]), []
+    for t0, t1 in zip(ODE_TIMES[:-1], ODE_TIMES[1:]):
+        n = int(round((t1 - t0) * steps_per_unit))
+        h = (t1 - t0) / n
+        (_, y), _ = jax.lax.scan(lambda c, x, h=h: step(c, x, h), (t0, y), None, length=n)
+        rows.append(y)
+    return jnp.stack(rows)
 
 
 ROWS: list[Spec] = []
@@ -119,6 +162,20 @@ if so is not None:
              lambda y, x: (si.cumulative_trapezoid(y, x), si.cumulative_trapezoid(y, dx=0.5,
                                                                               initial=0.0)),
              (((5,), (5,)), ((2, 5), (5,))), gpu=False),
+        # -- scipy.integrate: ODE solutions (forward sensitivities, adjoint) ------------
+        # (the implicit methods and odeint, whose reverse mode restarts the adjoint at
+        # every time, are slower: tests/test_scipy_ivp.py and test_scipy_integrate.py)
+        Spec("scipy.integrate.solve_ivp",
+             lambda a: si.solve_ivp(_forced, (0.0, 1.0), [1.0, 0.0], t_eval=ODE_TIMES[1:],
+                                    args=(a,), **ODE_TIGHT).y,
+             VECTOR2, (-1.0, 1.0), variant="RK45, args", gpu=False, adaptive=True,
+             jax=lambda a: _rk4_jax(_forced_jax, a).T),
+        Spec("scipy.integrate.solve_ivp",
+             lambda a: si.solve_ivp(lambda t, y: _forced(t, y, a), (0.0, 1.0), [1.0, 0.0],
+                                    method="DOP853", t_eval=ODE_TIMES[1:], **ODE_TIGHT).y,
+             VECTOR2, (-1.0, 1.0), variant="DOP853, closure", gpu=False, adaptive=True,
+             jax=lambda a: _rk4_jax(_forced_jax, a).T),
+
         Spec("scipy.optimize.fixed_point",
              lambda a: so.fixed_point(lambda x: 0.5 * np.cos(x) + a, np.zeros(3), xtol=TIGHT),
              VECTOR, gpu=False),

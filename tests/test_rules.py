@@ -119,7 +119,8 @@ def test_jvp_is_linear_in_the_tangent(spec, shapes, seed):
     ja = leaves(dualad.jvp(spec.fun, args, a)[1])
     jb = leaves(dualad.jvp(spec.fun, args, b)[1])
     jc = dualad.jvp(spec.fun, args, combined)[1]
-    assert_close(jc, [2 * x + 3 * y for x, y in zip(ja, jb)], 1e-10, 1e-12,
+    rtol, atol = (spec.rtol, spec.atol) if spec.adaptive else (1e-10, 1e-12)
+    assert_close(jc, [2 * x + 3 * y for x, y in zip(ja, jb)], rtol, atol,
                  "jvp(2a + 3b) vs 2 jvp(a) + 3 jvp(b)")
 
 
@@ -133,7 +134,8 @@ def test_batched_seeds_equal_single_jvps(spec, shapes, seed):
     _, batched = dualad.jvp(spec.fun, args, stacked, batched=True)
     one_by_one = [leaves(dualad.jvp(spec.fun, args, t)[1]) for t in singles]
     expected = [np.stack([o[j] for o in one_by_one]) for j in range(len(one_by_one[0]))]
-    assert_close(batched, expected, 1e-12, 1e-13, "3-seed batch vs 3 single JVPs")
+    rtol, atol = (spec.rtol, spec.atol) if spec.adaptive else (1e-12, 1e-13)
+    assert_close(batched, expected, rtol, atol, "3-seed batch vs 3 single JVPs")
 
 
 @pytest.mark.parametrize("spec, shapes", CASES)
@@ -178,9 +180,10 @@ def test_jacfwd_equals_jvps_of_unit_vectors(spec, shapes, seed):
             block = np.stack([c[j] for c in columns[i]], axis=-1) if columns[i] else \
                 np.zeros(np.shape(o) + (0,))
             expected.append(block.reshape(np.shape(o) + a.shape))
+    rtol, atol = (spec.rtol, spec.atol) if spec.adaptive else (1e-12, 1e-13)
     for chunk in (1, None):
         jac = dualad.jacfwd(spec.fun, argnums=argnums, chunk_size=chunk)(*args)
-        assert_close(jac, expected, 1e-12, 1e-13, f"jacfwd(chunk_size={chunk}) vs unit JVPs")
+        assert_close(jac, expected, rtol, atol, f"jacfwd(chunk_size={chunk}) vs unit JVPs")
 
 
 @pytest.mark.parametrize("spec, shapes", CASES)
