@@ -1,4 +1,5 @@
-"""scipy.integrate.odeint differentiated in y0, args and t (dualad/rules/scipy_integrate.py).
+"""scipy.integrate.odeint differentiated in y0, args, its closure and t
+(dualad/rules/scipy_integrate.py).
 
 Checked against closed forms (exponential decay), central differences of SciPy's own
 odeint at tight tolerances, forward against reverse mode, both Hessian modes, and
@@ -211,10 +212,38 @@ def test_differentiated_in_the_times():
     assert_allclose(end, 0.5 * np.exp(-(1 - 0.25) / 2), rtol=1e-9)
 
 
-def test_func_closing_over_a_dual_is_a_type_error():
-    with pytest.raises(TypeError, match="args"):
-        dualad.jacfwd(lambda y0, k: integrate.odeint(lambda y, t: -k * y, y0, T),
-                      argnums=(0, 1))(Y0, K)
+def test_parameters_closed_over_by_func():
+    def closed(y0, k):
+        return integrate.odeint(lambda y, t: -k * y, y0, T, **TOL)
+
+    want = exact_decay_jacobians(Y0, K)
+    for transform in (dualad.jacfwd, dualad.jacrev):
+        got = transform(closed, argnums=(0, 1))(Y0, K)
+        assert_allclose(got[0], want[0], atol=1e-9)
+        assert_allclose(got[1], want[1], atol=1e-9)
+
+    def both(theta):  # args and a closure at once, Dfun (primal only) closing over theta
+        a, b, c, d = theta
+        return integrate.odeint(
+            lambda y, t, a, b: [a * y[0] - b * y[0] * y[1], d * y[0] * y[1] - c * y[1]],
+            LV0, TLV, args=(a, b), Dfun=lambda y, t, a, b: np.array(
+                [[a - b * y[1], -b * y[0]], [d * y[1], d * y[0] - c]]), **TOL)
+
+    assert_allclose(dualad.jacfwd(both)(THETA), dualad.jacfwd(lambda th: solve_lv(LV0, th))(
+        THETA), atol=1e-8)
+    assert_allclose(dualad.hessian(lambda th: np.sum(both(th) ** 2))(THETA),
+                    dualad.hessian(lambda th: np.sum(solve_lv(LV0, th) ** 2))(THETA),
+                    atol=1e-7)
+
+
+def test_a_differentiated_global_is_a_type_error():
+    def through_a_global(k):
+        global _RATE
+        _RATE = k
+        return integrate.odeint(lambda y, t: -_RATE * y, Y0, T)
+
+    with pytest.raises(TypeError, match="args="):
+        dualad.jacfwd(through_a_global)(K)
 
 
 def test_dualad_gpu_runs_scipys_solver_on_the_host():
@@ -226,6 +255,10 @@ def test_dualad_gpu_runs_scipys_solver_on_the_host():
                 got = getattr(dualad_gpu, transform)(solve_osc, argnums=argnums)(OSC0, P)
                 want = getattr(dualad, transform)(solve_osc, argnums=argnums)(OSC0, P)
                 assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-12)
+
+        closed = lambda k: integrate.odeint(lambda y, t: -k * y, Y0, T, **TOL)  # noqa: E731
+        assert_allclose(np.asarray(dualad_gpu.jacrev(closed)(K)), dualad.jacfwd(closed)(K),
+                        atol=1e-10)
 
         def loss(theta):
             return np.sum(solve_lv(LV0, theta) ** 2)

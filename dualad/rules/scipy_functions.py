@@ -359,6 +359,7 @@ def _convolve(in1, in2, mode="full", method="auto"):
 from . import scipy_linalg, scipy_stats  # noqa: E402,F401,I001  (declare their rules here)
 from . import scipy_distributions, scipy_matrices, scipy_signal, scipy_special  # noqa: E402,F401,I001
 from . import scipy_integrate, scipy_optimize  # noqa: E402,F401,I001
-from . import scipy_ivp, scipy_minimize, scipy_quadrature  # noqa: E402,F401,I001  (after scipy_optimize)
+# (after scipy_optimize)
+from . import scipy_ivp, scipy_minimize, scipy_quadrature  # noqa: E402,F401,I001
 
 install_all()

@@ -4,9 +4,9 @@ and trapezoid (np.trapezoid's rule).
 
 ``odeint(func, y0, t, args=(...))`` is the primitive :data:`odeint_p`, whose kernel is
 SciPy's own solver (odeint, or solve_ivp's ``method``): the primal output is exactly
-SciPy's. What ``func`` closes over is a constant: what odeint differentiates must be
-passed through ``args`` (solve_ivp's rule finds it in the closure too). A moving time
-(``t``'s entries) is reached by :func:`moved`.
+SciPy's. What ``func`` closes over (found by :func:`dualad.rules.closures.lifted`)
+becomes arguments of the primitive after ``args``. A moving time (``t``'s entries)
+is reached by :func:`moved`.
 
 - Forward mode: the JVP in direction (ty0, targs) is the *same primitive* on the
   augmented system z = (y, s), z' = (f(y, t, a), ∂f/∂y·s + ∂f/∂a·ta), s(t0) = ty0,
@@ -34,9 +34,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import optree
 
 from ..dual import primal_value
+from ..fillable import resolved_tree
+from ..operands import holds_box
 from ..primitive import Boxed, Primitive
+from .closures import lifted
 from .scipy_functions import scipy_rule, with_primal
 from .shape import concatenate, reshape, transpose
 
@@ -61,16 +65,23 @@ def _vector(out: Any) -> Any:
     return np.reshape(out, (-1,))
 
 
-def _solve(y0: Any, *args: Any, func: Callable, t: np.ndarray, options: tuple,
-           method: Any = None) -> np.ndarray:
-    """y at the times ``t`` (a row each) of y' = func(y, t, *args), y(t[0]) = y0, by
-    odeint (``method`` None) or by solve_ivp's ``method``."""
+def _refusing_duals(func: Callable, method: Any = None) -> Callable:
+    """``func``, raising a TypeError where it returns a Dual for plain values (it reads
+    a differentiated value that no argument shows)."""
     def checked(*xs: Any) -> Any:
         out = func(*xs)
         if isinstance(out, Boxed) or (isinstance(out, (list, tuple))
                                       and any(isinstance(v, Boxed) for v in out)):
             raise TypeError(_CLOSED_OVER[method is not None])
         return out
+    return checked
+
+
+def _solve(y0: Any, *args: Any, func: Callable, t: np.ndarray, options: tuple,
+           method: Any = None) -> np.ndarray:
+    """y at the times ``t`` (a row each) of y' = func(y, t, *args), y(t[0]) = y0, by
+    odeint (``method`` None) or by solve_ivp's ``method``."""
+    checked = _refusing_duals(func, method)
     if method is None:
         return _original_odeint()(checked, y0, t, args=tuple(args), **dict(options))
     options = dict(options)
@@ -80,9 +91,9 @@ def _solve(y0: Any, *args: Any, func: Callable, t: np.ndarray, options: tuple,
 
 
 _CLOSED_OVER = (
-    "scipy.integrate.odeint: func returned a Dual for plain inputs: it closes over a "
-    "differentiated value. dualad differentiates odeint in y0 and args only: pass that "
-    "value through args=(...)",
+    "scipy.integrate.odeint: func returned a Dual for plain inputs: it reads a "
+    "differentiated value dualad did not find in its closure, its defaults or its object "
+    "(a global, say): pass that value through args=(...)",
     "scipy.integrate.solve_ivp: fun returned a Dual for plain inputs: it reads a "
     "differentiated value dualad did not find in its closure, its defaults or its "
     "object (a global, say): pass that value through args=(...)")
@@ -347,13 +358,46 @@ odeint_tangent.kernels["jax"] = _on_host(
 # ---------------------------------------------------------------------------
 
 
-@scipy_rule("scipy.integrate", "odeint")
+class _Closed:
+    """``func`` with the values it closes over passed after its ``args`` (``count``
+    of them): func(a, b, *args, *closed)."""
+
+    def __init__(self, rebuild: Callable, count: int) -> None:
+        self.rebuild, self.count = rebuild, count
+
+    def __call__(self, a: Any, b: Any, *values: Any) -> Any:
+        return self.rebuild(values[self.count:])(a, b, *values[:self.count])
+
+
+class _Dropping:
+    """``Dfun`` (for the primal solve only) ignoring the closed-over values after its
+    ``count`` args, and reading its own closure's primal values."""
+
+    def __init__(self, dfun: Callable, count: int) -> None:
+        rebuild, leaves = lifted(dfun)
+        self.dfun = rebuild([primal_value(v) for v in leaves]) if leaves else dfun
+        self.count = count
+
+    def __call__(self, a: Any, b: Any, *values: Any) -> Any:
+        return self.dfun(a, b, *values[:self.count])
+
+
+@scipy_rule("scipy.integrate", "odeint", callbacks=True)
 def odeint(func: Callable, y0: Any, t: Any, args: tuple = (), Dfun: Callable | None = None,
            col_deriv: int = 0, full_output: int = 0, **options: Any) -> Any:
-    """``scipy.integrate.odeint`` differentiated in ``y0``, the arrays of ``args`` and
-    the times ``t`` (a moving time by :func:`moved`)."""
+    """``scipy.integrate.odeint`` differentiated in ``y0``, the arrays of ``args``, what
+    ``func`` closes over and the times ``t`` (a moving time by :func:`moved`)."""
     if not isinstance(args, tuple):
         args = (args,)
+    y0, t, args = resolved_tree((y0, t, args))
+    rebuild, closed = lifted(func)
+    if not (closed or holds_box(optree.tree_leaves((y0, t, args)))):
+        return _original_odeint()(_refusing_duals(func), y0, t, args=args, Dfun=Dfun,
+                                  col_deriv=col_deriv, full_output=full_output, **options)
+    if closed:  # the values func closes over: arguments of the primitive, after args
+        func = _Closed(rebuild, len(args))
+        Dfun = _Dropping(Dfun, len(args)) if Dfun is not None else None
+        args = (*args, *closed)
     if isinstance(y0, (list, tuple)):
         y0 = np.stack([v if isinstance(v, Boxed) else np.asarray(v, dtype=float) for v in y0])
     if np.ndim(y0) == 0:
