@@ -17,8 +17,9 @@ is reached by :func:`moved`.
 - Reverse mode: the tangent is the linear primitive :data:`odeint_tangent`, whose
   transpose is the adjoint method, also written with :data:`odeint_p`: from t[-1]
   back to t[0], (y, λ, μ) with y' = f, λ' = −(∂f/∂y)ᵀλ, μ' = −(∂f/∂a)ᵀλ, the output
-  cotangent added to λ at each t[i]; the vector-Jacobian products of ``func`` come
-  from :func:`dualad.vjp`. Forward-over-reverse runs the forward rule on that solve.
+  cotangent added to λ at each t[i]; Λ·∂f/∂(y, a) comes from one replayed batched
+  :func:`dualad.jacfwd` of ``func`` per step (or :func:`dualad.vjp`s where ∂f/∂(y, a)
+  has many columns). Forward-over-reverse runs the forward rule on that solve.
 
 The augmented solves use the user's rtol/atol/step options (``Dfun`` and the band
 widths serve the primal solve only): derivatives are as accurate as the solver, not
@@ -170,28 +171,50 @@ class _Sensitivity:
         return np.concatenate([f, np.reshape(jv, (k * n,))])
 
 
+#: Up to this many columns of ∂f/∂(y, a), the adjoint takes them all in one forward pass.
+_FORWARD_UP_TO = 64
+
+
 class _Adjoint:
     """The backward right-hand side (y, Λ, M) -> (f, −Λ·∂f/∂y, −Λ·∂f/∂a), R cotangents.
 
-    Λ·J by R vector-Jacobian products (:func:`dualad.vjp`), or, when R exceeds the
-    columns of J (``jacrev`` pulls back many outputs at once), by J itself from one
-    batched forward pass (:func:`dualad.jacfwd`) and a matrix product.
+    Λ·J by J itself from one batched forward pass (:func:`dualad.jacfwd`, replayed:
+    the same right-hand side at every step) and a matrix product where J has few
+    columns (:data:`_FORWARD_UP_TO`) or R exceeds them (``jacrev`` pulls back many
+    outputs at once); else by R vector-Jacobian products (:func:`dualad.vjp`).
     """
 
     def __init__(self, rhs: Callable, n: int, r: int, present: tuple, sizes: tuple) -> None:
         self.rhs, self.n, self.r, self.present, self.sizes = rhs, n, r, present, sizes
+        self.t, self.a = 0.0, []
+        self.restricted = self._restricted  # (one function: one replay cache)
+        self.jacobian: Callable | None = None
+
+    def _restricted(self, y: Any, *chosen: Any) -> Any:
+        full = list(self.a)
+        for i, v in zip(self.present, chosen):
+            full[i] = v
+        return _vector(self.rhs(y, self.t, *full))
+
+    def _with_value(self, y: Any, *chosen: Any) -> tuple[Any, Any]:
+        out = self._restricted(y, *chosen)
+        return out, out  # (the value as jacfwd's aux: its primal)
 
     def __call__(self, z: Any, t: Any, *a: Any) -> Any:
         n, r = self.n, self.r
         y, lam = z[:n], np.reshape(z[n:n + r * n], (r, n))
-        g = _restricted(self.rhs, t, list(a), self.present)
+        self.t, self.a = t, list(a)
         chosen = [a[i] for i in self.present]
-        if r > n + sum(self.sizes):
+        columns = n + sum(self.sizes)
+        if columns <= _FORWARD_UP_TO or r > columns:
             from ..forward import jacfwd
-            f = g(y, *chosen)
-            jacs = jacfwd(g, argnums=tuple(range(1 + len(chosen))), replay=False)(y, *chosen)
+            if self.jacobian is None:
+                self.jacobian = jacfwd(self._with_value, has_aux=True,
+                                       argnums=tuple(range(1 + len(chosen))))
+            jacs, f = self.jacobian(y, *chosen)
             return np.concatenate([f] + [-np.reshape(lam @ np.reshape(j, (n, -1)), (-1,))
                                          for j in jacs])
+        g = _restricted(self.rhs, t, list(a), self.present)
         from ..reverse import vjp
         f, pull = vjp(g, y, *chosen)
         rows = [pull(lam[i]) for i in range(r)]
