@@ -44,8 +44,6 @@ from .scipy_integrate import _vector, moved, odeint_p
 from .scipy_optimize import _holds_box, _order, _primal_tree, _Watched
 
 _MODULE = "scipy.integrate"
-#: What the wrapper itself handles; the rest of solve_ivp's options go to the solves.
-_HANDLED = ("t_eval", "dense_output", "events", "args")
 
 
 class _Lifted:
@@ -172,7 +170,6 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: Any = "RK45", t_eval:
     if result.status < 0:
         raise TypeError(f"scipy.integrate.solve_ivp failed ({result.message}): the "
                         "solution it stopped at has no derivative to give")
-    options.pop("vectorized", None)
     t0, t1 = t_span
     y0 = _as_vector(y0)
     trajectory = _Trajectory(rebuild, leaves, y0, t0, method, options)
