@@ -31,6 +31,7 @@ solve (and, reverse mode, one solve per interval of ``t``).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -42,7 +43,7 @@ from ..fillable import resolved_tree
 from ..operands import holds_box
 from ..primitive import Boxed, Primitive
 from .closures import lifted
-from .scipy_functions import scipy_rule, with_primal
+from .scipy_functions import original, scipy_rule, with_primal
 from .shape import concatenate, reshape, transpose
 
 #: Options of SciPy's odeint and solve_ivp that the augmented (sensitivity, adjoint)
@@ -102,12 +103,10 @@ _CLOSED_OVER = (
 
 def _solve_ivp(func: Callable, y0: Any, args: tuple, t: np.ndarray, options: dict,
                method: Any) -> np.ndarray:
-    from .scipy_functions import original
     solved = original("scipy.integrate", "solve_ivp")(
         lambda s, z: func(z, s, *args), (t[0], t[-1]), y0, method=method, t_eval=t,
         **options)
     if solved.status < 0:
-        import warnings
         warnings.warn(f"scipy.integrate.solve_ivp: a solve for the derivative failed "
                       f"({solved.message}): the derivative is not reliable",
                       RuntimeWarning, stacklevel=2)
