@@ -255,3 +255,25 @@ def test_dualad_gpu_says_the_solver_runs_on_the_host():
     import dualad_gpu
     with jax.enable_x64(True), pytest.raises(TypeError, match="host"):
         dualad_gpu.jacfwd(lambda p: decay(p))(P)
+
+
+def test_the_callbacks_writes_land_in_the_users_objects():
+    # SciPy's solve runs the user's own object: a count kept on it counts that solve
+    class Counted:
+        def __init__(self, k):
+            self.k, self.calls = k, 0
+
+        def rhs(self, t, y):
+            self.calls += 1
+            return -self.k * y
+
+    seen = {}
+
+    def solution(p):
+        model = Counted(p[0])
+        r = solve_ivp(model.rhs, (0, 1), [1.0], **TIGHT)
+        seen["calls"], seen["nfev"] = model.calls, r.nfev
+        return r.y[:, -1]
+
+    assert_allclose(dualad.jacfwd(solution)(P), [[-np.exp(-P[0]), 0.0]], rtol=1e-9)
+    assert seen["calls"] >= seen["nfev"] > 0

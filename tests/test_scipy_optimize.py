@@ -252,3 +252,21 @@ def test_a_pattern_not_found_goes_dense_or_says_so(monkeypatch, slopes):
     monkeypatch.setattr(rules, "DENSE_UP_TO", 100)
     with pytest.raises(TypeError, match="pattern could not be found.*no pattern here"):
         dualad.jacfwd(solve)(P)
+
+
+def test_the_callbacks_writes_land_in_the_users_dict():
+    state = {}
+
+    def cube_root(a):
+        state.update(a=a, calls=0)
+
+        def residual(x):
+            state["calls"] += 1
+            return x ** 3 - state["a"]
+        x, found = so.brentq(residual, 0.0, 5.0, xtol=1e-15, full_output=True)
+        state["solver's"] = (state["calls"], found.function_calls)
+        return x
+
+    assert_allclose(dualad.derivative(cube_root)(8.0), 1 / 12, rtol=1e-9)
+    counted, calls = state["solver's"]  # SciPy's calls (and the derivative's) in the dict
+    assert counted >= calls > 0

@@ -13,6 +13,11 @@ explicit inputs of a primitive, and every mode differentiates it.
 What :func:`lifted` cannot see (a global rebound to a Dual, a value behind an
 object it does not copy) stays as it is; the solvers check that the callable made
 with plain values returns plain values, and refuse otherwise.
+
+Lists, dicts and objects are made again as copies, so what the callable writes into
+them lands in the copy. ``mutable=False`` leaves them as they are (their values
+stay Boxed): the solvers' own primal solves use it, so that the user's callback
+writes where it always does.
 """
 
 from __future__ import annotations
@@ -34,20 +39,21 @@ _DEPTH = 6
 Rebuild = Callable[[Sequence[Any]], Any]
 
 
-def lifted(value: Any) -> tuple[Rebuild, list]:
+def lifted(value: Any, mutable: bool = True) -> tuple[Rebuild, list]:
     """``(rebuild, leaves)``: the Boxed values ``value`` holds, and ``rebuild(values)``,
     ``value`` made again with ``values[i]`` in the place of ``leaves[i]`` (``value``
-    itself where it holds none)."""
+    itself where it holds none); ``mutable=False``: not looking into lists, dicts and
+    objects (which rebuilding would copy)."""
     leaves: list = []
-    rebuilt = _Search(leaves).visit(value, _DEPTH)
+    rebuilt = _Search(leaves, mutable).visit(value, _DEPTH)
     if rebuilt is None:
         return (lambda values: value), leaves
     return rebuilt, leaves
 
 
 class _Search:
-    def __init__(self, leaves: list) -> None:
-        self.leaves, self.visiting = leaves, set()
+    def __init__(self, leaves: list, mutable: bool) -> None:
+        self.leaves, self.mutable, self.visiting = leaves, mutable, set()
 
     def visit(self, value: Any, depth: int) -> Rebuild | None:
         """A rebuild for ``value``, or None where it holds no Boxed value."""
@@ -66,15 +72,24 @@ class _Search:
             self.visiting.discard(id(value))
 
     def _visit_inside(self, value: Any, depth: int) -> Rebuild | None:
-        if type(value) in (list, tuple):
+        if type(value) is tuple:
+            return self._sequence(value, depth)
+        if isinstance(value, types.FunctionType):
+            return self._function(value, depth)
+        if isinstance(value, functools.partial):  # (its keywords: a dict of its own)
+            parts = [self._sequence((value.func, value.args), depth),
+                     self._mapping(value.keywords, depth)]
+            if parts == [None, None]:
+                return None
+            return lambda values: _partial(
+                *(parts[0](values) if parts[0] else (value.func, value.args)),
+                parts[1](values) if parts[1] else value.keywords)
+        if not self.mutable:
+            return None
+        if type(value) is list:
             return self._sequence(value, depth)
         if type(value) is dict:
             return self._mapping(value, depth)
-        if isinstance(value, types.FunctionType):
-            return self._function(value, depth)
-        if isinstance(value, functools.partial):
-            inner = self._sequence((value.func, value.args, value.keywords), depth)
-            return None if inner is None else (lambda values: _partial(*inner(values)))
         if isinstance(value, types.MethodType):
             inner = self._sequence((value.__func__, value.__self__), depth)
             return None if inner is None else (

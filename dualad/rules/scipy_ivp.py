@@ -67,13 +67,6 @@ class _Trajectory:
         self.rhs, self.leaves = _Lifted(rebuild), leaves
         self.method, self.options = method, tuple(options.items())
         self.t0 = float(primal_value(t0))
-        plain = [primal_value(v) for v in self.leaves]
-        probe = self.rhs(primal_value(y0), self.t0, *plain)
-        if _holds_box(probe):
-            raise TypeError(
-                "scipy.integrate.solve_ivp: fun returns a Dual for plain values: it reads "
-                "a differentiated value that dualad did not find in its closure, defaults, "
-                "object or args (a global, say): pass that value through args=(...)")
         # y at the primal t₀ (y0 carried there when t₀ itself moves)
         self.y0 = self.moved(y0, t0, self.t0 - t0) if isinstance(t0, Boxed) else y0
 
@@ -148,22 +141,20 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: Any = "RK45", t_eval:
         raise TypeError("scipy.integrate.solve_ivp: t_eval holds Duals; dualad "
                         "differentiates the solution at constant times t_eval (move "
                         "t_span, or evaluate sol(t) of dense_output=True at moving times)")
-    # SciPy's solve on plain values: fun made again with the primal values it closes over
-    rebuild, leaves = lifted((fun, args))
-    plain_fun, plain_args = _plain(rebuild, leaves, (fun, args))
+    rebuild, leaves = lifted((fun, args))  # (for the derivative: copies where need be)
     if backend_of(optree.tree_leaves(_primal_tree((leaves, y0, tuple(t_span))))) != "numpy":
         raise TypeError("scipy.integrate.solve_ivp runs SciPy's solver on NumPy values, on "
                         "the host: under dualad_gpu (jax.jit) it meets JAX values. Use "
                         "scipy.integrate.odeint there (run on the host by a callback), or "
                         "differentiate with dualad's own transforms")
-    watched, plain_events = _Watched(plain_fun), _watched_events(
-        _plain(*lifted(listed), listed))
+    # SciPy's solve on plain values (see _Watched)
+    watched, plain_events = _Watched(fun), _watched_events(listed)
     if callable(options.get("jac")):
-        options["jac"] = _Watched(_plain(*lifted(options["jac"]), options["jac"]))
+        options["jac"] = _Watched(options["jac"])
     result = original(_MODULE, "solve_ivp")(
         watched, _primal_tree(tuple(t_span)), _primal_tree(y0), method=method,
         t_eval=t_eval, dense_output=dense_output, events=plain_events or None,
-        vectorized=vectorized, args=plain_args, **options)
+        vectorized=vectorized, args=_primal_tree(args), **options)
     if not (leaves or watched.boxed or any(e.boxed for e in plain_events)
             or _holds_box((tuple(t_span), y0, listed))):
         return result
@@ -171,22 +162,10 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: Any = "RK45", t_eval:
         raise TypeError(f"scipy.integrate.solve_ivp failed ({result.message}): the "
                         "solution it stopped at has no derivative to give")
     t0, t1 = t_span
-    y0 = _as_vector(y0)
+    y0 = _vector(y0)
     trajectory = _Trajectory(rebuild, leaves, y0, t0, method, options)
     _differentiate(result, trajectory, listed, tuple(args or ()), t0, t1, y0, t_eval)
     return result
-
-
-def _plain(rebuild: Callable, leaves: list, value: Any) -> Any:
-    """``value`` made again with the primal values of its ``leaves``."""
-    return rebuild([primal_value(v) for v in leaves]) if leaves else value
-
-
-def _as_vector(y0: Any) -> Any:
-    if isinstance(y0, (list, tuple)):
-        y0 = np.stack([v if isinstance(v, Boxed) else np.asarray(v, dtype=float)
-                       for v in y0])
-    return np.reshape(y0, (-1,))
 
 
 def _differentiate(result: Any, trajectory: _Trajectory, events: list, args: tuple,

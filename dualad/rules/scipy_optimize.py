@@ -74,11 +74,13 @@ class _Watched:
 
     The values it closes over (:func:`dualad.rules.closures.lifted`) are replaced by
     their primal values once, so SciPy's iterations run at NumPy's speed; what that
-    does not reach (a global) runs on the transform's values, perturbations dropped.
+    does not reach (a global, a value in a list, a dict or an object, which would be
+    copied: the callback's writes land where they always do) runs on the transform's
+    values, perturbations dropped.
     """
 
     def __init__(self, fun: Callable) -> None:
-        rebuild, leaves = lifted(fun)
+        rebuild, leaves = lifted(fun, mutable=False)
         self.boxed = bool(leaves)
         if leaves:
             plain = [primal_value(v) for v in leaves]
