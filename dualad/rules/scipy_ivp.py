@@ -16,7 +16,8 @@ method's object, a ``functools.partial``: see :mod:`dualad.rules.closures`).
    BDF, LSODA) given the exact Jacobian of that augmented system; reverse mode
    transposes it into the adjoint method; hyper-duals and nested transforms apply
    the JVP to itself. The derivatives are those of the exact solution, as accurate
-   as the solver's tolerances.
+   as the solver's tolerances. (Those solves call ``fun`` made again: a list, dict
+   or object that holds a parameter is a copy there, so writes into it stay there.)
 3. A moving time — ``t_span``'s ends in the parameters, an event time — is reached
    by :func:`dualad.rules.scipy_integrate.moved`'s solve over a primal length of zero.
    An event time τ solves g(τ, y(τ)) = 0; chord Newton steps on g, each one order
