@@ -51,6 +51,17 @@ def _separable(x, a):
 LINE = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0], [1.0, 3.0]])
 
 
+def _on_sphere(r2):
+    """|x|² = r2, with its exact derivatives (trust-constr then converges to ~1e-11)."""
+    return so.NonlinearConstraint(lambda x: x @ x, r2, r2, jac=lambda x: 2 * x[None, :],
+                                  hess=lambda x, v: 2 * v[0] * np.eye(x.size))
+
+
+def _soft_l1(z):
+    """SciPy's soft_l1 loss as a callable: (ρ, ρ′, ρ″) of z."""
+    return np.stack([2 * ((1 + z) ** 0.5 - 1), (1 + z) ** -0.5, -0.5 * (1 + z) ** -1.5])
+
+
 def _coupled(x, a, b):
     """A coupled system of three equations, regular for |b| ≤ 1: x + tanh(b x)/5 = a."""
     return x + 0.2 * np.tanh(b @ x) - a
@@ -137,12 +148,24 @@ if so is not None:
                                    jac=lambda x, a: 2 * (x - a) + 0.4 * x ** 3,
                                    hess=lambda x, a: np.diag(2 + 1.2 * x ** 2), tol=1e-12).x,
              VECTOR, rtol=1e-4, atol=1e-4, variant="trust-ncg, args", gpu=False),
+        Spec("scipy.optimize.minimize",
+             lambda a: so.minimize(_separable, np.zeros(3), args=(a,), method="trust-constr",
+                                   jac=lambda x, a: 2 * (x - a) + 0.4 * x ** 3,
+                                   hess=lambda x, a: np.diag(2 + 1.2 * x ** 2),
+                                   constraints=_on_sphere(1.0 + 0.1 * a[0]),
+                                   options={"gtol": TIGHT, "xtol": TIGHT}).x,
+             VECTOR, domain=(1.0, 2.0), rtol=1e-4, atol=1e-4,
+             variant="trust-constr, a constraint", gpu=False),
         Spec("scipy.optimize.minimize_scalar",
              lambda a: so.minimize_scalar(lambda x: (x - a) ** 2 + 0.1 * x ** 4, tol=1e-14).x,
              SCALAR, rtol=1e-4, atol=1e-4, gpu=False),
         Spec("scipy.optimize.least_squares",
              lambda y: so.least_squares(lambda c: LINE @ c - y, np.zeros(2), method="lm").x,
              (((4,),),), gpu=False),
+        Spec("scipy.optimize.least_squares",
+             lambda y: so.least_squares(lambda c: LINE @ c - y, np.zeros(2), loss=_soft_l1,
+                                        f_scale=0.5, xtol=TIGHT, ftol=TIGHT, gtol=TIGHT).x,
+             (((4,),),), rtol=1e-4, atol=1e-4, variant="callable loss", gpu=False),
         Spec("scipy.optimize.curve_fit",
              lambda y: so.curve_fit(lambda t, a, b: a + b * t, LINE[:, 1], y, p0=[0.0, 0.0],
                                     jac=lambda t, a, b: LINE),

@@ -39,6 +39,7 @@ def _minimum(p, method, **options):
         extra = {"jac": dualad.grad(objective), "hess": dualad.hessian(objective)}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # (precision loss at tol=1e-12)
+        warnings.simplefilter("ignore", UserWarning)  # (trust-constr: delta_grad == 0)
         return so.minimize(objective, np.zeros(2), args=(p,), method=method, tol=1e-12,
                            **extra, **options)
 
@@ -82,15 +83,117 @@ def test_an_active_bound_holds_its_component():
     assert_allclose(dualad.jacfwd(moving)(P), [[0.0, 1.0], [0.0, slope(x[1])]], rtol=1e-12)
 
 
-def test_constraints_are_not_differentiated_yet():
+CONSTRAINED = ["SLSQP", "trust-constr", "COBYLA", "COBYQA"]
+
+
+def _kkt_root(p, a, b):
+    """The optimum of ``objective`` on the line x₀ + a·x₁ = b, with its multiplier,
+    by Newton's method on the KKT conditions (no dualad)."""
+    z = np.array([1.0, 0.0, 0.0])
+    for _ in range(50):
+        x, lam = z[:2], z[2]
+        F = np.concatenate([2 * (x - p) + 0.4 * x ** 3 - lam * np.array([1.0, a]),
+                            [x[0] + a * x[1] - b]])
+        K = np.array([[2 + 1.2 * x[0] ** 2, 0.0, -1.0], [0.0, 2 + 1.2 * x[1] ** 2, -a],
+                      [1.0, a, 0.0]])
+        z = z - np.linalg.solve(K, F)
+    return z
+
+
+def _kkt_slope(theta):
+    """dx*/dθ, θ = (p₀, p₁, a, b), by the implicit function theorem on the KKT
+    conditions at :func:`_kkt_root` (derived by hand)."""
+    p, a, b = theta[:2], theta[2], theta[3]
+    x0, x1, lam = _kkt_root(p, a, b)
+    K = np.array([[2 + 1.2 * x0 ** 2, 0.0, -1.0], [0.0, 2 + 1.2 * x1 ** 2, -a],
+                  [1.0, a, 0.0]])
+    dF = np.array([[-2.0, 0.0, 0.0, 0.0], [0.0, -2.0, -lam, 0.0], [0.0, 0.0, x1, -1.0]])
+    return -np.linalg.solve(K, dF)[:2]
+
+
+@pytest.mark.parametrize("method", CONSTRAINED)
+def test_an_active_inequality_constraint_against_the_kkt_conditions(method):
+    on_line = lambda p: _minimum(p, method, constraints=[
+        {"type": "ineq", "fun": lambda x: 1 - x[0] - x[1]}]).x
+    x = on_line(P)
+    assert_allclose(x, _kkt_root(P, 1.0, 1.0)[:2], atol=1e-6)
+    expected = _kkt_slope(np.array([*P, 1.0, 1.0]))[:, :2]
+    assert_allclose(dualad.jacfwd(on_line)(P), expected, atol=1e-6)
+    assert_allclose(dualad.jacrev(on_line)(P), expected, atol=1e-6)
+
+
+def _on_moving_line(theta, method="SLSQP", form="nonlinear"):
+    p, a, b = theta[:2], theta[2], theta[3]
+    if form == "nonlinear":
+        constraint = so.NonlinearConstraint(lambda x: x[0] + a * x[1], -np.inf, b)
+    elif form == "linear":
+        constraint = so.LinearConstraint(np.stack([np.ones_like(a), a])[None, :], -np.inf, b)
+    else:  # the same as an equality, by a dict with args
+        constraint = {"type": "eq", "fun": lambda x, a, b: x[0] + a * x[1] - b,
+                      "args": (a, b)}
+    return _minimum(p, method, constraints=constraint).x
+
+
+@pytest.mark.parametrize("form", ["nonlinear", "linear", "dict"])
+def test_a_constraint_holding_the_parameters_in_every_form(form):
+    theta = np.array([2.0, 0.5, 1.0, 1.0])
+    expected = _kkt_slope(theta)
+    optimum = lambda t: _on_moving_line(t, form=form)
+    # (SLSQP stops some 1e-7 from the exact optimum, where the derivative is taken)
+    assert_allclose(dualad.jacfwd(optimum)(theta), expected, atol=1e-6)
+    assert_allclose(dualad.jacrev(optimum)(theta), expected, atol=1e-6)
+    h = 1e-5
+    central = np.stack([(_kkt_slope(theta + h * e)[0] - _kkt_slope(theta - h * e)[0]) / (2 * h)
+                        for e in np.eye(4)])
+    assert_allclose(dualad.hessian(lambda t: _on_moving_line(t, form=form)[0])(theta),
+                    central, atol=1e-6)
+
+
+def test_constraints_and_bounds_together():
+    # x₁ held at its bound 0.25, x₀ + x₁ = b moves x₀ alone.
+    fit = lambda t: so.minimize(objective, np.zeros(2), args=(t[:2],), method="SLSQP",
+                                tol=1e-12, bounds=[(None, None), (0.25, None)],
+                                constraints={"type": "eq", "fun": lambda x: x[0] + x[1] - t[2]}).x
+    theta = np.array([2.0, 0.5, 1.0])
+    assert_allclose(fit(theta), [0.75, 0.25], atol=1e-9)
+    assert_allclose(dualad.jacfwd(fit)(theta), [[0, 0, 1], [0, 0, 0]], atol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["trust-constr", "SLSQP", "L-BFGS-B"])
+def test_bounds_bind_by_their_multipliers(method):
+    # trust-constr stops near a bound, not on it: the bound still holds its component.
+    at_one = lambda p: _minimum(p, method, bounds=[(None, p[1] + 0.5), (-5.0, 5.0)]).x
+    x = at_one(P)
+    assert_allclose(x[0], 1.0, atol=1e-7)
+    assert_allclose(dualad.jacfwd(at_one)(P), [[0.0, 1.0], [0.0, slope(x[1])]], atol=1e-7)
+
+
+def test_an_inactive_constraint_changes_nothing():
+    loose = lambda p: _minimum(p, "SLSQP", constraints=[
+        {"type": "ineq", "fun": lambda x: 10 - x[0] - x[1]}]).x
+    x = loose(P)
+    assert_allclose(dualad.jacfwd(loose)(P), np.diag(slope(x)), rtol=1e-8, atol=1e-10)
+
+
+def test_dependent_active_constraints_have_no_derivative():
+    twice = lambda p: _minimum(p, "SLSQP", constraints=[
+        {"type": "ineq", "fun": lambda x: 1 - x[0]},
+        {"type": "ineq", "fun": lambda x: 2 - 2 * x[0]}]).x
+    assert_allclose(twice(P)[0], 1.0)
+    with pytest.raises(TypeError, match="linearly dependent"):
+        dualad.jacfwd(twice)(P)
+
+
+def test_a_constrained_optimum_is_scipy_s_and_untouched_without_parameters():
     constrained = lambda p: so.minimize(objective, np.zeros(2), args=(p,), method="SLSQP",
                                         constraints=[{"type": "ineq",
-                                                      "fun": lambda x: 1 - x[0]}]).x
-    with pytest.raises(TypeError, match="constrained minimum"):
-        dualad.jacfwd(constrained)(P)
-    # Nothing differentiated reaches it: SciPy's result.
-    J = dualad.jacfwd(lambda p: p * constrained(P)[1])(P)
-    assert_allclose(J, np.eye(2) * constrained(P)[1])
+                                                      "fun": lambda x: 1 - x[0]}])
+    kept = []
+    dualad.jacfwd(lambda p: kept.append(dualad.primal_value(constrained(p).x))
+                  or constrained(p).x)(P)
+    assert np.array_equal(kept[0], constrained(P).x)
+    J = dualad.jacfwd(lambda p: p * constrained(P).x[1])(P)
+    assert_allclose(J, np.eye(2) * constrained(P).x[1])
 
 
 def test_minimize_scalar_against_the_closed_form():
@@ -155,6 +258,31 @@ def test_least_squares_robust_losses(loss):
     central = np.stack([(polished(Y + h * e) - polished(Y - h * e)) / (2 * h)
                         for e in np.eye(4)], -1)
     assert_allclose(dualad.jacfwd(fit)(Y), central, atol=1e-8)
+
+
+def _soft_l1(z):
+    """SciPy's soft_l1 as a callable loss: (ρ, ρ′, ρ″), filled row by row."""
+    rho = np.empty((3, z.size))
+    t = 1 + z
+    rho[0] = 2 * (t ** 0.5 - 1)
+    rho[1] = t ** -0.5
+    rho[2] = -0.5 * t ** -1.5
+    return rho
+
+
+def test_least_squares_callable_loss():
+    fit = lambda y, loss, c=0.1: so.least_squares(
+        lambda c: A @ c - y, np.zeros(2), loss=loss, f_scale=c, xtol=1e-15, ftol=1e-15,
+        gtol=1e-15).x
+    assert_allclose(dualad.jacfwd(lambda y: fit(y, _soft_l1))(Y),
+                    dualad.jacfwd(lambda y: fit(y, "soft_l1"))(Y), atol=1e-10)
+    # A loss closing over a parameter: ρ(z) = s·log1p(z/s), differentiated in s.
+    scaled = lambda s: lambda z: np.stack([s * np.log1p(z / s), 1 / (1 + z / s),
+                                           -1 / (s * (1 + z / s) ** 2)])
+    at = lambda s: fit(Y, scaled(s), 1.0)
+    h = 1e-5
+    assert_allclose(dualad.derivative(at)(2.0), (at(2.0 + h) - at(2.0 - h)) / (2 * h),
+                    atol=1e-6)
 
 
 def test_least_squares_bounds_follow_the_active_mask():

@@ -4,17 +4,22 @@ A minimum x* of f(x, p) solves ∇ₓf(x*, p) = 0: the implicit function theorem
 :mod:`dualad.rules.scipy_optimize` applies to the gradient, whose Jacobian is the
 Hessian (forward over reverse, from the same rule table). Components held at an
 active bound follow the bound (their derivative is the bound's: 0 for a constant
-bound); the others satisfy the gradient equation with those held. As for the root
+bound); the others satisfy the gradient equation with those held (``minimize``
+takes its bounds as constraints, ``least_squares`` holds what its ``active_mask``
+says). As for the root
 finders, parameters reach the objective through ``args=`` or closed over, SciPy's
 own optimum is the primal, bit for bit, and a run that did not succeed warns.
 
-- ``minimize`` (every method, ``bounds`` included): ``x``, and ``fun`` (its
-  derivative is ∂f/∂p at x*, the envelope theorem). Constraints are not
-  differentiated yet: a TypeError says so when the optimum depends on the
-  transform's values.
+- ``minimize`` (every method, ``bounds`` and ``constraints`` included): ``x``, and
+  ``fun`` (its derivative is ∂f/∂p at x*, the envelope theorem). A constrained
+  optimum solves the KKT conditions of its active set, ∇f(x) = Σ λᵢ∇cᵢ(x) and
+  cᵢ(x) = 0, whose Jacobian in (x, λ) is the KKT matrix; the constraints (dicts,
+  ``NonlinearConstraint``, ``LinearConstraint``, and the bounds, each a constraint
+  on its component) may hold the parameters in their functions, their matrices and
+  their bounds (see :mod:`.scipy_constraints`).
 - ``minimize_scalar``: ``x`` and ``fun``.
-- ``least_squares`` (every robust ``loss`` of SciPy, bounds through its
-  ``active_mask``): ``x``, ``cost`` and ``fun`` (the residuals at x*).
+- ``least_squares`` (SciPy's robust losses and a callable ``loss``, bounds through
+  its ``active_mask``): ``x``, ``cost`` and ``fun`` (the residuals at x*).
 - ``curve_fit``: ``popt`` and ``pcov`` in ``ydata``, ``sigma``, ``xdata`` and what
   the model closes over — the error propagation people do by hand. ``pcov`` is
   differentiated as (JᵀJ)⁻¹ s² with the exact Jacobian J of the weighted
@@ -29,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..dual import primal_value
+from .scipy_constraints import Constraints
 from .scipy_functions import original, scipy_rule, with_primal
 from .scipy_optimize import (_MODULE, _Watched, _bound, _holds_box, _implicit,
                              _primal_tree, _warn_unconverged)
@@ -40,20 +46,25 @@ def _gradient_of(objective: Callable) -> Callable:
 
 
 def _at_optimum(objective: Callable, x_star: np.ndarray, active: np.ndarray | None,
-                held: Any, name: str) -> Any:
+                held: Any, name: str, constrained: Any = None) -> Any:
     """x* with its perturbations: the free components by the implicit function
-    theorem on the gradient, the ``active`` ones equal to ``held`` (their bounds)."""
-    if active is None or not np.any(active):
-        return _implicit(_gradient_of(objective), x_star, name)
-    free = ~active
-    fixed = held[active]
+    theorem on the gradient (on the KKT conditions of ``constrained``'s active set,
+    an :class:`~.scipy_constraints.ActiveSet`), the ``active`` ones equal to
+    ``held`` (their bounds)."""
+    free = np.ones(x_star.shape, bool) if active is None else ~active
+    fixed = x_star[~free] if held is None else held[~free]
 
-    def of_free(x_free: Any) -> Any:
-        return objective(_assembled(x_free, fixed, free))
+    def at(x_free: Any) -> Any:
+        return x_free if free.all() else _assembled(x_free, fixed, free)
 
-    x_free = _implicit(_gradient_of(of_free), x_star[free], name) if np.any(free) \
-        else x_star[free]
-    return _assembled(x_free, fixed, free)
+    if constrained is not None:
+        z = _implicit(constrained.conditions(objective, at, free.sum()),
+                      np.concatenate([x_star[free], constrained.multipliers]), name)
+        return at(z[:free.sum()])
+    if not np.any(free):
+        return at(x_star[free])
+    return at(_implicit(_gradient_of(lambda x_free: objective(at(x_free))), x_star[free],
+                        name))
 
 
 def _assembled(x_free: Any, fixed: Any, free: np.ndarray) -> Any:
@@ -76,13 +87,6 @@ def _bound_arrays(bounds: Any, n: int, pairs: bool) -> tuple[Any, Any]:
     return lower, upper
 
 
-def _active(x: np.ndarray, lower: Any, upper: Any) -> tuple[np.ndarray, Any]:
-    """Which components sit on a bound, and the bound each is held at."""
-    lo, hi = primal_value(lower), primal_value(upper)
-    at_lower, at_upper = x == lo, x == hi
-    return at_lower | at_upper, np.where(at_lower, lower, upper)
-
-
 # -- minimize, minimize_scalar ----------------------------------------------------------
 
 @scipy_rule(_MODULE, "minimize", callbacks=True)
@@ -90,28 +94,25 @@ def minimize(fun: Callable, x0: Any, args: Any = (), method: Any = None, jac: An
              hess: Any = None, hessp: Any = None, bounds: Any = None, constraints: Any = (),
              **options: Any) -> Any:
     """``scipy.optimize.minimize``, its ``x`` and ``fun`` differentiated in ``args``,
-    the bounds and what ``fun`` closes over (constraints: not yet)."""
+    the bounds, the constraints and what ``fun`` closes over."""
     watched = _Watched(fun)
     plain = [_Watched(g) if callable(g) else g for g in (jac, hess, hessp)]
+    given = Constraints(constraints)
     result = original(_MODULE, "minimize")(
         watched, _primal_tree(x0), args=_primal_tree(args), method=method, jac=plain[0],
         hess=plain[1], hessp=plain[2], bounds=_primal_tree(bounds),
-        constraints=constraints, **options)
-    if not (watched.boxed or _holds_box(args) or _holds_box(bounds)):
+        constraints=given.for_scipy, **options)
+    if not (watched.boxed or _holds_box(args) or _holds_box(bounds) or given.boxed):
         return result
-    if constraints:
-        raise TypeError("scipy.optimize.minimize: dualad does not yet differentiate a "
-                        "constrained minimum (the KKT conditions of its active set); "
-                        "bounds are differentiated")
     _warn_unconverged("scipy.optimize.minimize", result.success, result.message)
     value = (lambda *a: fun(*a)[0]) if jac is True else fun
     objective = _bound(value, args)
     x = np.reshape(result.x, (-1,))
-    active, held = (None, None)
     if bounds is not None:
-        active, held = _active(x, *_bound_arrays(bounds, x.size, pairs=True))
-    x = np.reshape(_at_optimum(objective, x, active, held, "scipy.optimize.minimize"),
-                   np.shape(result.x))
+        given.bound(*_bound_arrays(bounds, x.size, pairs=True))
+    constrained = given.active_at(objective, x, "scipy.optimize.minimize")
+    x = np.reshape(_at_optimum(objective, x, None, None, "scipy.optimize.minimize",
+                               constrained), np.shape(result.x))
     result.x = x
     result.fun = with_primal(objective(x), result.fun)
     return result
@@ -141,8 +142,11 @@ def minimize_scalar(fun: Callable, bracket: Any = None, bounds: Any = None, args
 
 # -- least_squares, curve_fit -------------------------------------------------------------
 
-def _robust_cost(loss: str, f_scale: Any) -> Callable:
-    """½ Σ ρ(r²), SciPy's cost for ``loss`` (ρ scaled by ``f_scale`` as SciPy does)."""
+def _robust_cost(loss: Any, f_scale: Any) -> Callable:
+    """½ f_scale² Σ ρ((r/f_scale)²), SciPy's cost for ``loss``: one of its names, or a
+    callable returning (ρ, ρ′, ρ″) of which the cost takes ρ."""
+    if callable(loss):
+        return lambda r: 0.5 * f_scale ** 2 * np.sum(loss((r / f_scale) ** 2)[0])
     rho = {
         "linear": lambda z: z,
         "soft_l1": lambda z: 2 * ((1 + z) ** 0.5 - 1),
@@ -151,8 +155,9 @@ def _robust_cost(loss: str, f_scale: Any) -> Callable:
         "arctan": lambda z: np.arctan(z),
     }.get(loss)
     if rho is None:
-        raise TypeError(f"scipy.optimize.least_squares: dualad differentiates the losses "
-                        f"'linear', 'soft_l1', 'huber', 'cauchy' and 'arctan', not {loss!r}")
+        raise ValueError(f"scipy.optimize.least_squares: `loss` must be one of "
+                         "'linear', 'soft_l1', 'huber', 'cauchy', 'arctan' or a callable, "
+                         f"got {loss!r}")
     return lambda r: 0.5 * f_scale ** 2 * np.sum(rho((r / f_scale) ** 2))
 
 
@@ -161,13 +166,17 @@ def least_squares(fun: Callable, x0: Any, jac: Any = "2-point", bounds: Any = (-
                   *rest: Any, loss: Any = "linear", f_scale: Any = 1.0, args: Any = (),
                   kwargs: Any = None, **options: Any) -> Any:
     """``scipy.optimize.least_squares``, its ``x``, ``cost`` and ``fun`` differentiated in
-    ``args``, ``kwargs``, the bounds, ``f_scale`` and what ``fun`` closes over."""
+    ``args``, ``kwargs``, the bounds, ``f_scale`` and what ``fun`` and a callable
+    ``loss`` close over."""
     watched = _Watched(fun)
+    rho = _Watched(loss) if callable(loss) else None
     result = original(_MODULE, "least_squares")(
         watched, _primal_tree(x0), _Watched(jac) if callable(jac) else jac,
-        _primal_tree(bounds), *rest, loss=loss, f_scale=primal_value(f_scale),
-        args=_primal_tree(args), kwargs=_primal_tree(kwargs or {}), **options)
-    if not (watched.boxed or _holds_box((args, kwargs, bounds, f_scale))):
+        _primal_tree(bounds), *rest, loss=loss if rho is None else rho,
+        f_scale=primal_value(f_scale), args=_primal_tree(args),
+        kwargs=_primal_tree(kwargs or {}), **options)
+    if not (watched.boxed or (rho is not None and rho.boxed)
+            or _holds_box((args, kwargs, bounds, f_scale))):
         return result
     _warn_unconverged("scipy.optimize.least_squares", result.success, result.message)
     residuals = lambda x: np.reshape(fun(x, *_tuple(args), **(kwargs or {})), (-1,))
