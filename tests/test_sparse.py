@@ -15,6 +15,7 @@ import threading
 import numpy as np
 import optree
 import pytest
+from numpy.testing import assert_allclose
 from scipy import sparse
 
 import dualad
@@ -482,3 +483,19 @@ def test_a_second_opinion_only_where_a_rule_may_pick_by_value():
     assert len(calls) == 3  # an index array: asked again at another point, same pattern
     with pytest.raises(ValueDependentError, match="another point"):
         jacobian_sparsity(lambda x: np.union1d(x, [0.5]), np.zeros(4))  # equal values too
+
+
+@pytest.mark.parametrize("replay", [None, False])
+def test_a_sparse_matrix_inside_another_transform_says_it_cannot_hold_its_derivative(replay):
+    inner_jacobian = lambda p: dualad.sparse_jacobian(lambda u: u * p[0], replay=replay)(
+        np.ones(3)).toarray().sum()
+    with pytest.raises(TypeError, match="enclosing transform.*dualad.jacfwd"):
+        dualad.jacfwd(inner_jacobian)(np.array([2.0]))
+    inner_hessian = lambda p: dualad.sparse_hessian(lambda u: p[0] * np.sum(u ** 3),
+                                                    replay=replay)(np.ones(3)).toarray().sum()
+    with pytest.raises(TypeError, match="enclosing transform"):
+        dualad.jacfwd(inner_hessian)(np.array([2.0]))
+    # What does not depend on the enclosing transform's values stays a sparse array.
+    constant = lambda p: p * dualad.sparse_jacobian(lambda u: u ** 2, replay=replay)(
+        np.ones(3)).toarray().sum()
+    assert_allclose(dualad.jacfwd(constant)(np.array([2.0])), [[6.0]])

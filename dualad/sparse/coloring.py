@@ -425,6 +425,8 @@ def star_values(p: sp.csr_array, colors: np.ndarray, compressed: np.ndarray) -> 
 def _pick(a: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     """``a[i, j]``: one gather on a's memory when it is contiguous (twice as fast)."""
     a = np.asarray(a)
+    if type(a) is not np.ndarray:  # (Duals of an enclosing transform)
+        return a[i, j]
     index = np.int32 if a.size < 2**31 else np.int64
     if a.flags.c_contiguous:
         return a.ravel()[i.astype(index) * a.shape[1] + j]

@@ -25,6 +25,7 @@ from scipy import sparse
 
 from ..constructors import scope
 from ..dual import as_float_array
+from ..primitive import Boxed
 from ..forward import check_chunk_size, jvp
 from ..replay import REPLAY_BY_DEFAULT, Replayed, Transformed, replayed
 from ..reverse import grad, jacrev
@@ -159,6 +160,12 @@ class _Prepared:
                 values = nonzeros(*args, **kwargs)
             if self._detect is not None and not replayed_to_the_end:
                 self._prove(args, kwargs)
+        if isinstance(values, Boxed):
+            raise TypeError(
+                f"{type(self).__name__}: the matrix depends on the values of an enclosing "
+                "transform, and a scipy.sparse array holds plain numbers, not their "
+                "derivative. Inside another transform, take this derivative with "
+                "dualad.jacfwd, jacrev or hessian (dense), or take the sparse one outside")
         return sparse.csr_array((values, *self.structure), shape=self.pattern.shape)
 
     def _prove(self, args: tuple, kwargs: dict) -> None:
