@@ -576,3 +576,25 @@ def test_scipy_solves_with_the_replay_are_the_interpreter_s(problem):
 
     solve = PROBLEMS[problem]
     np.testing.assert_array_equal(solve("dualad"), solve("dualad, replay=False"))
+
+
+def test_jvp_s_tuples_are_checked_by_the_signature_of_the_last_call():
+    # jvp's primals and tangents are tuples: the last call's signature accepts them
+    # leaf by leaf, and any leaf of another shape, dtype, layout or kind is a new call.
+    f = lambda y, p: np.stack([p[0] * y[0] - p[1] * y[0] * y[1], p[1] * y[0] * y[1]])
+    y, p = np.array([10.0, 5.0]), np.array([1.5, 1.0])
+    calls = [((y, p), (np.ones((3, 2)), np.eye(3, 2))),
+             ((y[::-1].copy(), p), (np.ones((3, 2)), np.eye(3, 2))),
+             ((y.astype(np.float32), p.astype(np.float32)),
+              (np.ones((3, 2), np.float32), np.eye(3, 2, dtype=np.float32))),
+             ((np.array([10.0, 5.0, 1.0])[::2], p), (np.ones((3, 2)), np.eye(3, 2))),
+             ((y, p), (np.ones((2, 2)), np.eye(2))),
+             ((y, p, ), (np.ones((3, 2)), np.eye(3, 2)))]
+    for primals, tangents in calls * 12:
+        got = dualad.jvp(f, primals, tangents, batched=True)
+        expected = dualad.jvp(f, primals, tangents, batched=True, replay=False)
+        for g, e in zip(got, expected):
+            assert g.dtype == e.dtype and np.array_equal(g, e)
+    from dualad.replay.transformed import _caches_of
+    (cache,) = _caches_of(f).values()
+    assert cache.counts["replayed"] > 12, cache.counts

@@ -478,7 +478,7 @@ def _accepting(key: tuple, positions: Sequence[int], others: Sequence[int]
                ) -> Callable[[tuple], list | None] | None:
     """The code of :meth:`Replayed._signature` for one key: ``accepts(args)``, the
     differentiated leaves of a call whose key is ``key``, else None (and None for a
-    key with pytrees, which this does not check)."""
+    key with pytrees other than tuples of leaves, which this does not check)."""
     lines = ["def accepts(args):", f"    if len(args) != {key[0]}: return None"]
     namespace = {"_ndarray": np.ndarray, "_generic": (np.floating, np.complexfloating)}
     for i, part in zip(others, key[2:]):
@@ -488,18 +488,24 @@ def _accepting(key: tuple, positions: Sequence[int], others: Sequence[int]
         else:
             namespace[f"k{i}"] = part
             lines.append(f"    if type(a) is not k{i}: return None")
+    names = []
     for i, part in zip(positions, key[2 + len(others):]):
         lines.append(f"    a{i} = args[{i}]")
-        if part is float or part is int:
-            lines.append(f"    if type(a{i}) is not {part.__name__}: return None")
-        elif type(part) is tuple and len(part) == 3 and isinstance(part[1], np.dtype):
-            namespace[f"d{i}"] = part[1]
-            lines.append(f"    if type(a{i}) is not _ndarray or a{i}.shape != {part[0]!r} "
-                         f"or a{i}.dtype is not d{i} or a{i}.strides != {part[2]!r}: "
+        if _leaf_check(f"a{i}", part, namespace, lines):
+            names.append(f"a{i}")
+        elif (type(part) is tuple and part and type(part[0]) is optree.PyTreeSpec
+              and part[0] == optree.tree_structure((0,) * (len(part) - 1))):
+            # a tuple of leaves (jvp's primals and tangents)
+            lines.append(f"    if type(a{i}) is not tuple or len(a{i}) != {len(part) - 1}: "
                          "return None")
+            for j, leaf in enumerate(part[1:]):
+                lines.append(f"    a{i}_{j} = a{i}[{j}]")
+                if not _leaf_check(f"a{i}_{j}", leaf, namespace, lines):
+                    return None
+                names.append(f"a{i}_{j}")
         else:
             return None
-    lines.append(f"    return [{', '.join(f'a{i}' for i in positions)}]")
+    lines.append(f"    return [{', '.join(names)}]")
     exec(compile("\n".join(lines), "<dualad signature>", "exec"), namespace)
     return namespace["accepts"]
 
@@ -508,6 +514,22 @@ def _argument_register(recorder: Recorder, arg: Any) -> Any:
     """A traced stand-in for an argument: a Python float stays a float (NumPy's
     promotion treats it as one), the rest is a traced array."""
     return recorder.input_float(arg) if type(arg) is float else recorder.input(np.asarray(arg))
+
+
+def _leaf_check(name: str, part: Any, namespace: dict, lines: list) -> bool:
+    """Append to ``lines`` the check that the leaf ``name`` has the signature ``part``
+    (False where ``part`` is not a leaf's signature)."""
+    if type(part) is type:
+        namespace[f"k_{name}"] = part
+        lines.append(f"    if type({name}) is not k_{name}: return None")
+        return True
+    if type(part) is tuple and len(part) == 3 and isinstance(part[1], np.dtype):
+        namespace[f"d_{name}"] = part[1]
+        lines.append(f"    if type({name}) is not _ndarray or {name}.shape != {part[0]!r} "
+                     f"or {name}.dtype is not d_{name} or {name}.strides != {part[2]!r}: "
+                     "return None")
+        return True
+    return False
 
 
 def _leaf_signature(leaf: Any) -> Any:
