@@ -18,7 +18,8 @@ method's object, a ``functools.partial``: see :mod:`dualad.rules.closures`).
    the JVP to itself. The derivatives are those of the exact solution, as accurate
    as the solver's tolerances. (Those solves call ``fun`` made again: a list, dict
    or object that holds a parameter is a copy there, so writes into it stay there.)
-3. A moving time — ``t_span``'s ends in the parameters, an event time — is reached
+3. A moving time — ``t_span``'s ends in the parameters, ``t_eval`` in the
+   parameters, an event time — is reached
    by :func:`dualad.rules.scipy_integrate.moved`'s solve over a primal length of zero.
    An event time τ solves g(τ, y(τ)) = 0; chord Newton steps on g, each one order
    more exact, give dτ/dp = −(∂g/∂y·∂y/∂p + ∂g/∂p)/(dg/dt).
@@ -38,6 +39,8 @@ import numpy as np
 import optree
 
 from ..dual import primal_value
+from ..fillable import resolved_tree
+from ..operands import as_operand
 from ..primitive import Boxed, backend_of
 from .closures import lifted
 from .scipy_functions import original, scipy_rule, with_primal
@@ -138,10 +141,8 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: Any = "RK45", t_eval:
     ``y_events`` and ``sol`` differentiated in ``y0``, ``t_span``, ``args`` and what
     ``fun`` and the event functions close over."""
     listed = [] if events is None else [events] if callable(events) else list(events)
-    if _holds_box(t_eval):
-        raise TypeError("scipy.integrate.solve_ivp: t_eval holds Duals; dualad "
-                        "differentiates the solution at constant times t_eval (move "
-                        "t_span, or evaluate sol(t) of dense_output=True at moving times)")
+    if t_eval is not None:
+        t_eval = as_operand(resolved_tree(t_eval))
     rebuild, leaves = lifted((fun, args))  # (for the derivative: copies where need be)
     if backend_of(optree.tree_leaves(_primal_tree((leaves, y0, tuple(t_span))))) != "numpy":
         raise TypeError("scipy.integrate.solve_ivp runs SciPy's solver on NumPy values, on "
@@ -154,10 +155,10 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: Any = "RK45", t_eval:
         options["jac"] = _Watched(options["jac"])
     result = original(_MODULE, "solve_ivp")(
         watched, _primal_tree(tuple(t_span)), _primal_tree(y0), method=method,
-        t_eval=t_eval, dense_output=dense_output, events=plain_events or None,
+        t_eval=_primal_tree(t_eval), dense_output=dense_output, events=plain_events or None,
         vectorized=vectorized, args=_primal_tree(args), **options)
     if not (leaves or watched.boxed or any(e.boxed for e in plain_events)
-            or _holds_box((tuple(t_span), y0, listed))):
+            or _holds_box((tuple(t_span), y0, listed, t_eval))):
         return result
     if result.status < 0:
         raise TypeError(f"scipy.integrate.solve_ivp failed ({result.message}): the "
@@ -186,6 +187,11 @@ def _differentiate(result: Any, trajectory: _Trajectory, events: list, args: tup
         if result.status == 0 and isinstance(t1, Boxed):
             ends[t.size - 1] = (t1, trajectory.moved(y[-1], float(t[-1]), t1 - t[-1]))
     _events(result, trajectory, events, args, rows, row_of, ends, t_eval is None)
+    if isinstance(t_eval, Boxed):  # y carried from the primal times to the moving ones
+        moving = np.reshape(t_eval, (-1,))[:t.size]
+        y = np.stack([trajectory.moved(y[i], float(s), moving[i] - s)
+                      for i, s in enumerate(t)]) if t.size else y
+        result.t = with_primal(moving, t)
     if ends:
         y = _spliced(y, {i: np.reshape(state, (1, -1)) for i, (_, state) in ends.items()})
         result.t = with_primal(
