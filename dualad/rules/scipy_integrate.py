@@ -15,11 +15,15 @@ is reached by :func:`moved`.
   (:func:`dualad.jvp`). Applied to Duals again, that solve is differentiated again:
   hyper-duals and nested derivatives need no second formula.
 - Reverse mode: the tangent is the linear primitive :data:`odeint_tangent`, whose
-  transpose is the adjoint method, also written with :data:`odeint_p`: from t[-1]
-  back to t[0], (y, λ, μ) with y' = f, λ' = −(∂f/∂y)ᵀλ, μ' = −(∂f/∂a)ᵀλ, the output
-  cotangent added to λ at each t[i]; Λ·∂f/∂(y, a) comes from one replayed batched
-  :func:`dualad.jacfwd` of ``func`` per step (or :func:`dualad.vjp`s where ∂f/∂(y, a)
-  has many columns). Forward-over-reverse runs the forward rule on that solve.
+  transpose is the adjoint method: from t[-1] back to t[0], λ' = −(∂f/∂y)ᵀλ,
+  μ' = −(∂f/∂a)ᵀλ, the output cotangent added to λ at each t[i]; Λ·∂f/∂(y, a) comes
+  from one replayed batched :func:`dualad.jacfwd` of ``func`` per step (or
+  :func:`dualad.vjp`s where ∂f/∂(y, a) has many columns). For solve_ivp's methods on
+  plain values (first-order reverse mode), y is read from the primal solved once
+  more with dense output, and (λ, μ) is solved back over intervals that end only
+  where a nonzero cotangent enters; otherwise (odeint, and forward-over-reverse,
+  which runs the forward rule on this solve) y is solved back with them, as
+  :data:`odeint_p`, restarted at the primal's value at each t[i].
 
 The augmented solves use the user's rtol/atol/step options (``Dfun`` and the band
 widths serve the primal solve only): derivatives are as accurate as the solver, not
@@ -87,7 +91,7 @@ def _solve(y0: Any, *args: Any, func: Callable, t: np.ndarray, options: tuple,
     if method is None:
         return _original_odeint()(checked, y0, t, args=tuple(args), **dict(options))
     options = dict(options)
-    if method in _IMPLICIT and isinstance(func, (_Sensitivity, _Adjoint)):
+    if method in _IMPLICIT and isinstance(func, (_Sensitivity, _Adjoint, _Along)):
         options.setdefault("jac", _jacobian_of(func, args))
     return _solve_ivp(checked, y0, args, t, options, method)
 
@@ -338,9 +342,26 @@ def _tangent_transpose(ct, args, linear, rhs, t, options, has_ty0, present, meth
     cts = reshape(ct, shape=(r, nt, n))
     sizes = tuple(int(np.size(primal_value(a[i]))) for i in present)
     adjoint = _Adjoint(rhs, n, r, present, sizes)
-    lam = cts[:, nt - 1]
+    if method is not None and all(type(x) is np.ndarray for x in (cts, ans, *a)):
+        lam, mus = _along_the_interpolant(adjoint, t, options, method, a, ans, cts, sizes)
+    else:
+        lam, mus = _with_the_state(adjoint, t, options, method, a, ans, cts, sizes)
+    out: list = []
+    if has_ty0:
+        out.append(reshape(lam, shape=lead + (n,)))
+    for i, mu in zip(present, mus):
+        out.append(reshape(mu, shape=lead + tuple(np.shape(primal_value(a[i])))))
+    return tuple(out) + (None,) * (len(args) - len(out))
+
+
+def _with_the_state(adjoint: _Adjoint, t: np.ndarray, options: tuple, method: Any, a: list,
+                    ans: Any, cts: Any, sizes: tuple) -> tuple[Any, list]:
+    """λ and μ at t[0]: (y, λ, μ) solved back over each interval of ``t``, y restarted
+    at the primal's value at each t[i] (what nested transforms differentiate)."""
+    r, n = adjoint.r, adjoint.n
+    lam = cts[:, len(t) - 1]
     mus = [np.zeros((r, s)) for s in sizes]
-    for i in range(nt - 1, 0, -1):
+    for i in range(len(t) - 1, 0, -1):
         z = concatenate(ans[i], reshape(lam, shape=(r * n,)),
                         *[reshape(mu, shape=(r * s,)) for mu, s in zip(mus, sizes)], axis=0)
         sol = odeint_p(z, *a, func=adjoint, t=np.array([t[i], t[i - 1]]),
@@ -353,12 +374,43 @@ def _tangent_transpose(ct, args, linear, rhs, t, options, has_ty0, present, meth
         for s in sizes:
             mus.append(reshape(end[start:start + r * s], shape=(r, s)))
             start += r * s
-    out: list = []
-    if has_ty0:
-        out.append(reshape(lam, shape=lead + (n,)))
-    for i, mu in zip(present, mus):
-        out.append(reshape(mu, shape=lead + tuple(np.shape(primal_value(a[i])))))
-    return tuple(out) + (None,) * (len(args) - len(out))
+    return lam, mus
+
+
+class _Along:
+    """The adjoint's right-hand side for (λ, μ) alone, y read from the primal's dense
+    output."""
+
+    def __init__(self, adjoint: _Adjoint, dense: Any) -> None:
+        self.adjoint, self.dense = adjoint, dense
+
+    def __call__(self, w: Any, t: Any, *a: Any) -> Any:
+        return self.adjoint(np.concatenate([self.dense(t), w]), t, *a)[self.adjoint.n:]
+
+
+def _along_the_interpolant(adjoint: _Adjoint, t: np.ndarray, options: tuple, method: Any,
+                           a: list, ans: np.ndarray, cts: np.ndarray, sizes: tuple
+                           ) -> tuple[Any, list]:
+    """λ and μ at t[0] for plain values (first-order reverse mode): the primal solved
+    once more with dense output, then (λ, μ) alone solved back with y read from it
+    (no unstable backward solve of y), over intervals that end only where a nonzero
+    cotangent enters."""
+    r, n = adjoint.r, adjoint.n
+    rhs = adjoint.rhs
+    dense = original("scipy.integrate", "solve_ivp")(
+        lambda s, y: _vector(rhs(y, s, *a)), (t[0], t[-1]), ans[0], method=method,
+        dense_output=True, **dict(options)).sol
+    along = _Along(adjoint, dense)
+    stops = [len(t) - 1] + [i for i in range(len(t) - 2, 0, -1) if np.any(cts[:, i])]
+    stops += [0] if len(t) > 1 else []
+    w = np.concatenate([cts[:, -1].ravel()] + [np.zeros(r * s) for s in sizes])
+    for start, stop in zip(stops, stops[1:]):
+        w = _solve(w, *a, func=along, t=np.array([t[start], t[stop]]),
+                   options=_augmented_options(options, w.size), method=method)[-1]
+        w[:r * n] += cts[:, stop].ravel()
+    at = np.cumsum([r * n, *[r * s for s in sizes]])
+    lam, *mus = np.split(w, at[:-1])
+    return lam.reshape(r, n), [mu.reshape(r, s) for mu, s in zip(mus, sizes)]
 
 
 def _tangent_jvp(primals, tangents, ans, **params):
