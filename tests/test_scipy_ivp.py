@@ -59,6 +59,7 @@ def test_every_method_against_the_closed_form(method):
     tol = 1e-8 if method in ("BDF", "LSODA") else 1e-9
     assert_allclose(dualad.jacfwd(lambda p: decay(p, method))(P), want, atol=tol)
     assert_allclose(dualad.jacrev(lambda p: decay(p, method))(P), want, atol=tol)
+    assert_allclose(dualad.jacrev(lambda p: decay(p, method))(P), want, atol=tol)
 
 
 def test_values_are_scipys_own_and_nothing_differentiated_is_untouched():
