@@ -185,9 +185,10 @@ GROUP_NOTES: dict[str, tuple[str, ...]] = {
         "Each cell: time / time of the primal solve_ivp (column 'primal'), both measured in "
         "this process. jacfwd:",
         "dualad.jacfwd, forward sensitivities solved with the state; jacrev: dualad.jacrev, "
-        "the adjoint, one",
-        "backward solve per output (2 and 10 here). fd: approx_derivative(solve, p, "
-        "'2-point'), K + 1 solves.",
+        "the adjoint: the",
+        "primal once more with dense output, then one backward solve carrying every output's "
+        "cotangent (2 and 10",
+        "here). fd: approx_derivative(solve, p, '2-point'), K + 1 solves.",
         "Target: jacfwd <= 1 + K/2 primal solves.",
     ),
     "scipy_root": (

@@ -5,7 +5,8 @@
   Lotka–Volterra in K = 3 (:func:`lotka_volterra`, t in [0, 10]) and a ring of
   ten species in K = 30 (:func:`ring`, rates ``k.reshape(3, 10)``, t in [0, 5]).
   dualad's columns: ``jacfwd`` (forward sensitivities, solved with the state) and
-  ``jacrev`` (the adjoint, one backward solve per output); the peer ``fd``:
+  ``jacrev`` (the adjoint: the primal solved again with dense output, then one
+  backward solve carrying the cotangents of every output); the peer ``fd``:
   SciPy's forward differences (``approx_derivative(..., "2-point")``, K + 1
   solves). Target: ``jacfwd`` ≤ 1 + K/2 primal solves. Checked against central
   differences of solves at ``rtol=1e-12``.
