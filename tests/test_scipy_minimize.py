@@ -168,6 +168,12 @@ def test_bounds_bind_by_their_multipliers(method):
     assert_allclose(dualad.jacfwd(at_one)(P), [[0.0, 1.0], [0.0, slope(x[1])]], atol=1e-7)
 
 
+def test_a_minimum_that_is_not_strict_has_no_derivative():
+    flat = lambda p: so.minimize(lambda x: (x[0] - p[0]) ** 2 + 0 * x[1], np.zeros(2)).x
+    with pytest.raises(TypeError, match="not strict"):
+        dualad.jacfwd(flat)(np.array([1.0]))
+
+
 def test_an_inactive_constraint_changes_nothing():
     loose = lambda p: _minimum(p, "SLSQP", constraints=[
         {"type": "ineq", "fun": lambda x: 10 - x[0] - x[1]}]).x

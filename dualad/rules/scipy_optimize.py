@@ -214,7 +214,18 @@ def _square(slope: Any, name: str) -> Any:
     return slope
 
 
+#: The solvers whose ∂F/∂x is a Hessian (of the objective, or of a KKT system).
+_MINIMISERS = ("scipy.optimize.minimize", "scipy.optimize.minimize_scalar",
+               "scipy.optimize.least_squares", "scipy.optimize.curve_fit")
+
+
 def _singular(name: str) -> TypeError:
+    if name in _MINIMISERS:
+        return TypeError(f"{name}: the Hessian (of the KKT system, with constraints) is "
+                         "singular at the optimum, so the minimum is not strict: it does "
+                         "not move smoothly with the parameters and has no derivative (a "
+                         "direction in which the objective is flat, or parameters the fit "
+                         "cannot tell apart)")
     return TypeError(f"{name}: ∂F/∂x is singular at the root, so the root does not move "
                      "smoothly with the parameters and has no derivative (the equations "
                      "do not determine x there: a repeated equation, a double root)")
