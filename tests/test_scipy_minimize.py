@@ -299,3 +299,36 @@ def test_least_squares_bounds_follow_the_active_mask():
     J = dualad.jacfwd(lambda y: fit(y).x)(Y)
     # The slope is held at 1.05: the intercept is the mean of y − 1.05·t.
     assert_allclose(J, [[0.25] * 4, [0.0] * 4], atol=1e-13)
+
+
+def test_curve_fit_bounds_hold_a_parameter_on_its_bound():
+    line = lambda t, a, b: a + b * t
+    keyword = lambda y: so.curve_fit(line, A[:, 1], y, p0=[0.0, 1.5],
+                                     bounds=([-np.inf, 1.05], [np.inf, np.inf]))[0]
+    positional = lambda y: so.curve_fit(line, A[:, 1], y, [0.0, 1.5], None, False, True,
+                                        ([-np.inf, 1.05], [np.inf, np.inf]))[0]
+    for fit in (keyword, positional):
+        assert_allclose(fit(Y), [np.mean(Y - 1.05 * A[:, 1]), 1.05])
+        # The slope is held at 1.05: the intercept is the mean of y − 1.05·t.
+        for J in (dualad.jacfwd(fit)(Y), dualad.jacrev(fit)(Y)):
+            assert_allclose(J, [[0.25] * 4, [0.0] * 4], atol=1e-12)
+    # A bound that moves with the data moves the parameter.
+    moving = lambda y: so.curve_fit(line, A[:, 1], y, p0=[0.0, 1.5],
+                                    bounds=([-np.inf, y[0] + 0.95], [np.inf, np.inf]))[0]
+    assert_allclose(dualad.jacfwd(moving)(Y),
+                    [[0.25 - 1.5, 0.25, 0.25, 0.25], [1.0, 0.0, 0.0, 0.0]], atol=1e-12)
+
+
+def test_minimize_scalar_on_a_bound_follows_the_bound():
+    at = lambda p: so.minimize_scalar(lambda x: (x - p[0]) ** 2 + 0.1 * x ** 4,
+                                      bounds=(p[1], 5.0), method="bounded")
+    assert abs(at(np.array([0.0, 1.0])).x - 1.0) < 1e-4
+    assert_allclose(dualad.grad(lambda p: at(p).x)(np.array([0.0, 1.0])), [0.0, 1.0])
+    # d min/dp: the envelope theorem with the bound active, ∂f/∂p₀ + f′(x*)·∂x*/∂p₁
+    # (at SciPy's x, within its xatol of the bound).
+    assert_allclose(dualad.grad(lambda p: at(p).fun)(np.array([0.0, 1.0])),
+                    [-2.0, 2.0 + 0.4], rtol=1e-4)
+    # Inside the bounds, the minimum of (x − p₀)² + x⁴/10: dx/dp₀ = 2/(2 + 1.2x²).
+    x = at(np.array([2.0, 1.0])).x
+    assert_allclose(dualad.grad(lambda p: at(p).x)(np.array([2.0, 1.0])), [slope(x), 0.0],
+                    rtol=1e-4)

@@ -106,9 +106,11 @@ class Constraints:
         SciPy is given them as bounds)."""
         self.items.append(_Constraint(lambda x: x, lower, upper, None, [], (lower, upper)))
 
-    def active_at(self, objective: Callable, x: np.ndarray, name: str
+    def active_at(self, objective: Callable, x: np.ndarray, name: str, slack: float = 0.0
                   ) -> ActiveSet | None:
-        """The constraints binding at the optimum ``x`` (None if none does)."""
+        """The constraints binding at the optimum ``x`` (None if none does); ``slack``
+        widens what is on a bound, for solvers that stop short of it by their own
+        tolerance (bounded Brent)."""
         from ..forward import jacfwd
         from ..reverse import grad
 
@@ -126,7 +128,7 @@ class Constraints:
             for i in range(v.size):
                 for bound, is_lower in ((lower[i], True), (upper[i], False)):
                     if np.isfinite(bound) and abs(v[i] - bound) <= ACTIVE_TOLERANCE * (
-                            1 + abs(bound)):
+                            1 + abs(bound)) + slack:
                         rows.append((c, i, is_lower, lower[i] == upper[i]))
                         break
         gradient = primal_value(grad(objective, replay=False)(x))

@@ -4,11 +4,11 @@ A minimum x* of f(x, p) solves ∇ₓf(x*, p) = 0: the implicit function theorem
 :mod:`dualad.rules.scipy_optimize` applies to the gradient, whose Jacobian is the
 Hessian (forward over reverse, from the same rule table). Components held at an
 active bound follow the bound (their derivative is the bound's: 0 for a constant
-bound); the others satisfy the gradient equation with those held (``minimize``
-takes its bounds as constraints, ``least_squares`` holds what its ``active_mask``
-says). As for the root
-finders, parameters reach the objective through ``args=`` or closed over, SciPy's
-own optimum is the primal, bit for bit, and a run that did not succeed warns.
+bound); the others satisfy the gradient equation with those held (``least_squares``
+holds what its ``active_mask`` says; the others take their bounds as constraints,
+see below). As for the root finders, parameters reach the objective through
+``args=`` or closed over, SciPy's own optimum is the primal, bit for bit, and a run
+that did not succeed warns.
 
 - ``minimize`` (every method, ``bounds`` and ``constraints`` included): ``x``, and
   ``fun`` (its derivative is ∂f/∂p at x*, the envelope theorem). A constrained
@@ -17,13 +17,14 @@ own optimum is the primal, bit for bit, and a run that did not succeed warns.
   ``NonlinearConstraint``, ``LinearConstraint``, and the bounds, each a constraint
   on its component) may hold the parameters in their functions, their matrices and
   their bounds (see :mod:`.scipy_constraints`).
-- ``minimize_scalar``: ``x`` and ``fun``.
+- ``minimize_scalar``: ``x`` and ``fun``; a minimum on a bound (``bounded``,
+  which stops within its ``xatol`` of it) follows the bound.
 - ``least_squares`` (SciPy's robust losses and a callable ``loss``, bounds through
   its ``active_mask``): ``x``, ``cost`` and ``fun`` (the residuals at x*).
-- ``curve_fit``: ``popt`` and ``pcov`` in ``ydata``, ``sigma``, ``xdata`` and what
-  the model closes over — the error propagation people do by hand. ``pcov`` is
-  differentiated as (JᵀJ)⁻¹ s² with the exact Jacobian J of the weighted
-  residuals (its primal stays SciPy's).
+- ``curve_fit``: ``popt`` and ``pcov`` in ``ydata``, ``sigma``, ``xdata``, the
+  bounds (a parameter on one follows it) and what the model closes over — the
+  error propagation people do by hand. ``pcov`` is differentiated as (JᵀJ)⁻¹ s²
+  with the exact Jacobian J of the weighted residuals (its primal stays SciPy's).
 """
 
 from __future__ import annotations
@@ -120,22 +121,34 @@ def minimize(fun: Callable, x0: Any, args: Any = (), method: Any = None, jac: An
 
 @scipy_rule(_MODULE, "minimize_scalar", callbacks=True)
 def minimize_scalar(fun: Callable, bracket: Any = None, bounds: Any = None, args: Any = (),
-                    method: Any = None, **options: Any) -> Any:
+                    method: Any = None, tol: Any = None, options: Any = None) -> Any:
     """``scipy.optimize.minimize_scalar``, its ``x`` and ``fun`` differentiated in
-    ``args`` and what ``fun`` closes over."""
+    ``args``, the bounds and what ``fun`` closes over (a minimum on a bound follows
+    the bound)."""
     from ..forward import derivative
 
+    name = "scipy.optimize.minimize_scalar"
     watched = _Watched(fun)
     result = original(_MODULE, "minimize_scalar")(
         watched, bracket=_primal_tree(bracket), bounds=_primal_tree(bounds),
-        args=_primal_tree(args), method=method, **options)
-    if not (watched.boxed or _holds_box(args)):
+        args=_primal_tree(args), method=method, tol=tol, options=options)
+    if not (watched.boxed or _holds_box((args, bounds))):
         return result
-    _warn_unconverged("scipy.optimize.minimize_scalar", result.success,
-                      getattr(result, "message", ""))
+    _warn_unconverged(name, result.success, getattr(result, "message", ""))
     objective = _bound(fun, args)
-    result.x = _implicit(lambda x: derivative(objective, replay=False)(x), result.x,
-                         "scipy.optimize.minimize_scalar")
+    constrained = None
+    if bounds is not None:  # bounded Brent stops within its xatol of a bound
+        given = Constraints(())
+        given.bound(*_bound_arrays(bounds, 1, pairs=False))
+        xatol = (options or {}).get("xatol", 1e-5 if tol is None else tol)
+        constrained = given.active_at(lambda v: objective(v[0]), np.array([result.x]),
+                                      name, slack=2 * xatol)
+    if constrained is not None:
+        result.x = _at_optimum(lambda v: objective(v[0]), np.array([result.x]), None, None,
+                               name, constrained)[0]
+    else:
+        result.x = _implicit(lambda x: derivative(objective, replay=False)(x), result.x,
+                             name)
     result.fun = with_primal(objective(result.x), result.fun)
     return result
 
@@ -197,24 +210,38 @@ def _tuple(args: Any) -> tuple:
     return args if isinstance(args, tuple) else (args,)
 
 
+#: curve_fit's positional parameters after ``absolute_sigma``.
+_CURVE_FIT_OPTIONS = ("check_finite", "bounds", "method", "jac")
+
+
 @scipy_rule(_MODULE, "curve_fit", callbacks=True)
 def curve_fit(f: Callable, xdata: Any, ydata: Any, p0: Any = None, sigma: Any = None,
               absolute_sigma: bool = False, *rest: Any, full_output: bool = False,
               **options: Any) -> Any:
     """``scipy.optimize.curve_fit``, ``popt`` and ``pcov`` differentiated in ``ydata``,
-    ``sigma``, ``xdata`` and what ``f`` closes over."""
+    ``sigma``, ``xdata``, the bounds and what ``f`` closes over (a parameter on a
+    bound follows the bound)."""
+    name = "scipy.optimize.curve_fit"
+    options.update(zip(_CURVE_FIT_OPTIONS, rest))
     watched = _Watched(f)
+    plain = dict(options)
     if callable(options.get("jac")):
-        options["jac"] = _Watched(options["jac"])
+        plain["jac"] = _Watched(options["jac"])
+    if "bounds" in options:
+        plain["bounds"] = _primal_tree(options["bounds"])
     found = original(_MODULE, "curve_fit")(
         watched, _primal_tree(xdata), _primal_tree(ydata), _primal_tree(p0),
-        _primal_tree(sigma), absolute_sigma, *rest, full_output=full_output, **options)
-    if not (watched.boxed or _holds_box((xdata, ydata, sigma))):
+        _primal_tree(sigma), absolute_sigma, full_output=full_output, **plain)
+    if not (watched.boxed or _holds_box((xdata, ydata, sigma, options.get("bounds")))):
         return found
     popt, pcov = found[:2]
     weighted = _weighted_residuals(f, xdata, ydata, sigma)
     objective = lambda p: 0.5 * np.sum(weighted(p) ** 2)
-    params = _implicit(_gradient_of(objective), popt, "scipy.optimize.curve_fit")
+    given = Constraints(())
+    given.bound(*_bound_arrays(options.get("bounds", (-np.inf, np.inf)), popt.size,
+                               pairs=False))
+    params = _at_optimum(objective, popt, None, None, name,
+                         given.active_at(objective, popt, name))
     covariance = _covariance(weighted, params, absolute_sigma)
     out = (params, with_primal(covariance, pcov))
     return (*out, *found[2:]) if full_output else out
