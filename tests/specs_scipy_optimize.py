@@ -11,9 +11,11 @@ regular root over the whole domain (x³ + x = a, a contraction for
 about 1e-12, so differences of its optimum are good to about 1e-5: those rows
 check to 1e-4 (``tests/test_scipy_minimize.py`` checks closed forms to 1e-12).
 The fits are of a line, exact (``curve_fit`` given its Jacobian, whose ``pcov``
-SciPy would otherwise compute from differences); ``quad`` runs at its default
-tolerance (one piece for these integrands: the rows stay fast). The other rows
-have no JAX twin: JAX has none of these solvers (nor ``rosen``). The ODE rows
+SciPy would otherwise compute from differences); ``quad`` (weighted too) and
+``quad_vec`` run at their default tolerances (few pieces for these integrands: the
+rows stay fast; ``dblquad``, ``tplquad`` and ``nquad``, quad inside quad, are tested
+in ``tests/test_scipy_quadrature.py``). The other rows have no JAX twin: JAX has
+none of these solvers (nor ``rosen``). The ODE rows
 (``solve_ivp``) are ``adaptive``: they agree with themselves (batches, chunks,
 forward and reverse) to their tolerance, not to rounding; they are checked against
 classical RK4 written in JAX (JAX's own ``odeint`` has reverse mode only). Not under
@@ -65,6 +67,26 @@ def _soft_l1(z):
 def _coupled(x, a, b):
     """A coupled system of three equations, regular for |b| ≤ 1: x + tanh(b x)/5 = a."""
     return x + 0.2 * np.tanh(b @ x) - a
+
+
+def _weighted_integrals(a, b):
+    """quad's weights (cos, alg, cauchy) on integrands, limits and weights that move with
+    a and b (in float64 for float32 a, b: float32 rounding stalls QUADPACK's refinement)."""
+    a, b = np.astype(np.stack([a, b]), np.float64)
+    return (si.quad(lambda x: np.exp(-a * x), 0.0, b + 2.0, weight="cos", wvar=b)[0],
+            si.quad(lambda x, c: np.exp(c * x), b - 1.5, 1.5, args=(a,), weight="alg",
+                    wvar=(a / 2, -0.5))[0],
+            si.quad(lambda x: np.cos(a * x), -2.0, 2.0 + b / 2, weight="cauchy",
+                    wvar=b / 2)[0])
+
+
+def _vector_integrals(a, b):
+    """quad_vec of a closed-over and an args integrand, between moving limits (in float64
+    for float32 a, b too: quad_vec would refine float32 rounding to 10000 intervals)."""
+    k = np.astype(np.stack([a, b]), np.float64)
+    return (si.quad_vec(lambda x: np.exp(-k[0] * x) * np.array([1.0, np.cos(k[1] * x)]),
+                        0.0, 2.0)[0],
+            si.quad_vec(lambda x, c: np.exp(-x ** 2) * c, k[1], k[0] + 3.0, args=(k,))[0])
 
 
 VECTOR2 = (((2,),),)
@@ -175,6 +197,14 @@ if so is not None:
              lambda a, b: (si.quad(lambda x: np.exp(-a * x) * np.cos(b * x), 0.0, 2.0)[0],
                            si.quad(lambda x, c: np.exp(-x ** 2) * c, b, a + 3.0, args=(a,))[0]),
              (((), ()),), (-1.0, 1.0), variant="closure, args, limits", gpu=False),
+        Spec("scipy.integrate.quad", _weighted_integrals, (((), ()),), (-1.0, 1.0),
+             variant="weight: cos, alg, cauchy", gpu=False),
+        Spec("scipy.integrate.quad_vec", _vector_integrals, (((), ()),), (-1.0, 1.0),
+             variant="closure, args, limits", gpu=False),
+        Spec("scipy.integrate.fixed_quad",
+             lambda a, b: si.fixed_quad(lambda x, c: np.exp(-c * x) * np.sin(x), b, a + 3.0,
+                                        args=(a,), n=8)[0],
+             (((), ()),), (-1.0, 1.0), gpu=False),
         Spec("scipy.integrate.simpson",
              lambda y: (si.simpson(y), si.simpson(y, x=np.linspace(0.0, 2.0, 6)),
                         si.simpson(y[:5], dx=0.3)),
@@ -186,8 +216,8 @@ if so is not None:
                                                                               initial=0.0)),
              (((5,), (5,)), ((2, 5), (5,))), gpu=False),
         # -- scipy.integrate: ODE solutions (forward sensitivities, adjoint) ------------
-        # (the implicit methods and odeint, whose reverse mode restarts the adjoint at
-        # every time, are slower: tests/test_scipy_ivp.py and test_scipy_integrate.py)
+        # (the implicit methods are slower: tests/test_scipy_ivp.py and
+        # test_scipy_integrate.py)
         Spec("scipy.integrate.solve_ivp",
              lambda a: si.solve_ivp(_forced, (0.0, 1.0), [1.0, 0.0], t_eval=ODE_TIMES[1:],
                                     args=(a,), **ODE_TIGHT).y,
@@ -198,6 +228,11 @@ if so is not None:
                                     method="DOP853", t_eval=ODE_TIMES[1:], **ODE_TIGHT).y,
              VECTOR2, (-1.0, 1.0), variant="DOP853, closure", gpu=False, adaptive=True,
              jax=lambda a: _rk4_jax(_forced_jax, a).T),
+        Spec("scipy.integrate.odeint",
+             lambda a: si.odeint(lambda y, t: _forced(t, y, a), [1.0, 0.0], ODE_TIMES,
+                                 **ODE_TIGHT)[1:],
+             VECTOR2, (-1.0, 1.0), variant="closure", gpu=False, adaptive=True,
+             jax=lambda a: _rk4_jax(_forced_jax, a)),
 
         Spec("scipy.optimize.fixed_point",
              lambda a: so.fixed_point(lambda x: 0.5 * np.cos(x) + a, np.zeros(3), xtol=TIGHT),
