@@ -332,3 +332,31 @@ def test_minimize_scalar_on_a_bound_follows_the_bound():
     x = at(np.array([2.0, 1.0])).x
     assert_allclose(dualad.grad(lambda p: at(p).x)(np.array([2.0, 1.0])), [slope(x), 0.0],
                     rtol=1e-4)
+
+
+@pytest.mark.parametrize("method", ["SLSQP", "trust-constr"])
+def test_a_bounds_object_holding_a_parameter_with_an_equality(method):
+    # Closest point to q on the plane Σx = 1 in the box [0, q₃]×[0, 1]×[0, 1]: x₀ sits on
+    # its moving upper bound, x₂ on 0 (trust-constr stops about μ/λ inside them).
+    def closest(q):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return so.minimize(lambda x: np.sum((x - q[:3]) ** 2), np.zeros(3), method=method,
+                               constraints=[so.LinearConstraint(np.ones((1, 3)), 1.0, 1.0)],
+                               bounds=so.Bounds([0, 0, 0], [q[3], 1, 1])).x
+    q = np.array([0.9, 0.5, -0.2, 0.4])
+    assert_allclose(closest(q), [0.4, 0.6, 0.0], atol=2e-4)
+    expected = [[0, 0, 0, 1], [0, 0, 0, -1], [0, 0, 0, 0]]
+    assert_allclose(dualad.jacfwd(closest)(q), expected, atol=1e-12)
+    assert_allclose(dualad.jacrev(closest)(q), expected, atol=1e-12)
+
+
+def test_least_squares_and_curve_fit_take_a_bounds_object():
+    fit = lambda y: so.least_squares(lambda c: A @ c - y, np.array([0.0, 2.0]),
+                                     bounds=so.Bounds([-np.inf, y[0] + 0.95], np.inf)).x
+    assert_allclose(dualad.jacfwd(fit)(Y),
+                    [[0.25 - 1.5, 0.25, 0.25, 0.25], [1.0, 0.0, 0.0, 0.0]], atol=1e-12)
+    fit = lambda y: so.curve_fit(lambda t, a, b: a + b * t, A[:, 1], y, p0=[0.0, 1.5],
+                                 bounds=so.Bounds([-np.inf, y[0] + 0.95], np.inf))[0]
+    assert_allclose(dualad.jacfwd(fit)(Y),
+                    [[0.25 - 1.5, 0.25, 0.25, 0.25], [1.0, 0.0, 0.0, 0.0]], atol=1e-12)

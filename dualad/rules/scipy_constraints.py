@@ -109,8 +109,9 @@ class Constraints:
     def active_at(self, objective: Callable, x: np.ndarray, name: str, slack: float = 0.0
                   ) -> ActiveSet | None:
         """The constraints binding at the optimum ``x`` (None if none does); ``slack``
-        widens what is on a bound, for solvers that stop short of it by their own
-        tolerance (bounded Brent)."""
+        widens what may be on a bound, for solvers that stop short of it by their own
+        tolerance (bounded Brent, an interior point method's barrier): the multipliers
+        then decide."""
         from ..forward import jacfwd
         from ..reverse import grad
 
@@ -121,16 +122,22 @@ class Constraints:
             raise TypeError(f"{name}: dualad differentiates constraints given as dicts, "
                             f"NonlinearConstraint and LinearConstraint, not {unknown}")
         rows = []  # (constraint, component, at its lower bound, an equality): on a bound
+        strict = set()  # the rows on their bound without the slack
         for c in self.items:
             v = np.reshape(primal_value(c.g(x)), (-1,))
             lower, upper = (np.broadcast_to(primal_value(b), v.shape) for b in (c.lower,
                                                                             c.upper))
             for i in range(v.size):
                 for bound, is_lower in ((lower[i], True), (upper[i], False)):
-                    if np.isfinite(bound) and abs(v[i] - bound) <= ACTIVE_TOLERANCE * (
-                            1 + abs(bound)) + slack:
+                    if not np.isfinite(bound):
+                        continue
+                    distance = abs(v[i] - bound) - ACTIVE_TOLERANCE * (1 + abs(bound))
+                    if distance <= slack:
                         rows.append((c, i, is_lower, lower[i] == upper[i]))
+                        if distance <= 0:
+                            strict.add(len(rows) - 1)
                         break
+        rows = [(*row, k in strict) for k, row in enumerate(rows)]
         gradient = primal_value(grad(objective, replay=False)(x))
         scale = 1e-10 * (1 + np.abs(gradient).max(initial=0.0))
         while rows:
@@ -143,10 +150,11 @@ class Constraints:
                                 "fails): the multipliers, and the derivative, are not unique")
             active.multipliers = np.linalg.lstsq(J.T, gradient, rcond=None)[0]
             binding = [equality or (lam > scale if is_lower else lam < -scale)
-                       for (_, _, is_lower, equality), lam in zip(rows, active.multipliers)]
+                       for (_, _, is_lower, equality, _), lam in zip(rows, active.multipliers)]
             if all(binding):
                 return active
-            if any(abs(lam) <= scale for lam in active.multipliers):
+            if any(abs(lam) <= scale and row[4]
+                   for row, lam in zip(rows, active.multipliers)):
                 warnings.warn(f"{name}: a constraint is active with a zero multiplier at "
                               "the optimum, so the optimum moves differently as it "
                               "tightens or loosens: the derivative given is the "
@@ -165,7 +173,7 @@ class ActiveSet:
     def values(self, x: Any) -> Any:
         """gᵢ(x) − boundᵢ over the active components (zero at the optimum)."""
         parts, computed = [], {}
-        for c, i, is_lower, _ in self.rows:
+        for c, i, is_lower, *_ in self.rows:
             if id(c) not in computed:
                 computed[id(c)] = np.reshape(c.g(x), (-1,))
             side = c.lower if is_lower else c.upper

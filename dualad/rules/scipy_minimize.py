@@ -30,11 +30,12 @@ that did not succeed warns.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..dual import primal_value
+from ..operands import as_operand
 from .scipy_constraints import Constraints
 from .scipy_functions import original, scipy_rule, with_primal
 from .scipy_optimize import (_MODULE, _Watched, _bound, _holds_box, _implicit,
@@ -75,9 +76,35 @@ def _assembled(x_free: Any, fixed: Any, free: np.ndarray) -> Any:
     return np.concatenate([np.reshape(x_free, (-1,)), np.reshape(fixed, (-1,))])[order]
 
 
+class _Limits(NamedTuple):
+    """A ``Bounds``' limits as operands (an object array holding Duals as one Dual)."""
+
+    lb: Any
+    ub: Any
+    given: Any  # the user's Bounds
+
+
+def _limits(bounds: Any) -> Any:
+    """``bounds``, a ``Bounds`` as :class:`_Limits` (what the derivative reads)."""
+    if hasattr(bounds, "lb") and hasattr(bounds, "keep_feasible"):
+        return _Limits(as_operand(bounds.lb), as_operand(bounds.ub), bounds)
+    return bounds
+
+
+def _for_scipy(bounds: Any) -> Any:
+    """``bounds`` on primal values, as SciPy takes them."""
+    if type(bounds) is not _Limits:
+        return _primal_tree(bounds)
+    if not _holds_box((bounds.lb, bounds.ub)):
+        return bounds.given
+    from scipy.optimize import Bounds
+    return Bounds(primal_value(bounds.lb), primal_value(bounds.ub),
+                  bounds.given.keep_feasible)
+
+
 def _bound_arrays(bounds: Any, n: int, pairs: bool) -> tuple[Any, Any]:
     """(lower, upper) of ``bounds``, n values each (Duals where the bounds are): a
-    ``Bounds``, a sequence of ``(min, max)`` pairs with None for no bound if
+    ``Bounds`` (:class:`_Limits`), a sequence of ``(min, max)`` pairs with None for no bound if
     ``pairs`` (``minimize``), else ``(lower, upper)`` (``least_squares``)."""
     if hasattr(bounds, "lb"):
         bounds, pairs = (bounds.lb, bounds.ub), False
@@ -98,10 +125,10 @@ def minimize(fun: Callable, x0: Any, args: Any = (), method: Any = None, jac: An
     the bounds, the constraints and what ``fun`` closes over."""
     watched = _Watched(fun)
     plain = [_Watched(g) if callable(g) else g for g in (jac, hess, hessp)]
-    given = Constraints(constraints)
+    given, bounds = Constraints(constraints), _limits(bounds)
     result = original(_MODULE, "minimize")(
         watched, _primal_tree(x0), args=_primal_tree(args), method=method, jac=plain[0],
-        hess=plain[1], hessp=plain[2], bounds=_primal_tree(bounds),
+        hess=plain[1], hessp=plain[2], bounds=_for_scipy(bounds),
         constraints=given.for_scipy, **options)
     if not (watched.boxed or _holds_box(args) or _holds_box(bounds) or given.boxed):
         return result
@@ -111,7 +138,9 @@ def minimize(fun: Callable, x0: Any, args: Any = (), method: Any = None, jac: An
     x = np.reshape(result.x, (-1,))
     if bounds is not None:
         given.bound(*_bound_arrays(bounds, x.size, pairs=True))
-    constrained = given.active_at(objective, x, "scipy.optimize.minimize")
+    # (trust-constr's interior point stops about μ/λ inside a binding inequality)
+    slack = 100 * getattr(result, "barrier_parameter", 0.0)
+    constrained = given.active_at(objective, x, "scipy.optimize.minimize", slack)
     x = np.reshape(_at_optimum(objective, x, None, None, "scipy.optimize.minimize",
                                constrained), np.shape(result.x))
     result.x = x
@@ -128,9 +157,9 @@ def minimize_scalar(fun: Callable, bracket: Any = None, bounds: Any = None, args
     from ..forward import derivative
 
     name = "scipy.optimize.minimize_scalar"
-    watched = _Watched(fun)
+    watched, bounds = _Watched(fun), _limits(bounds)
     result = original(_MODULE, "minimize_scalar")(
-        watched, bracket=_primal_tree(bracket), bounds=_primal_tree(bounds),
+        watched, bracket=_primal_tree(bracket), bounds=_for_scipy(bounds),
         args=_primal_tree(args), method=method, tol=tol, options=options)
     if not (watched.boxed or _holds_box((args, bounds))):
         return result
@@ -181,11 +210,11 @@ def least_squares(fun: Callable, x0: Any, jac: Any = "2-point", bounds: Any = (-
     """``scipy.optimize.least_squares``, its ``x``, ``cost`` and ``fun`` differentiated in
     ``args``, ``kwargs``, the bounds, ``f_scale`` and what ``fun`` and a callable
     ``loss`` close over."""
-    watched = _Watched(fun)
+    watched, bounds = _Watched(fun), _limits(bounds)
     rho = _Watched(loss) if callable(loss) else None
     result = original(_MODULE, "least_squares")(
         watched, _primal_tree(x0), _Watched(jac) if callable(jac) else jac,
-        _primal_tree(bounds), *rest, loss=loss if rho is None else rho,
+        _for_scipy(bounds), *rest, loss=loss if rho is None else rho,
         f_scale=primal_value(f_scale), args=_primal_tree(args),
         kwargs=_primal_tree(kwargs or {}), **options)
     if not (watched.boxed or (rho is not None and rho.boxed)
@@ -228,7 +257,8 @@ def curve_fit(f: Callable, xdata: Any, ydata: Any, p0: Any = None, sigma: Any = 
     if callable(options.get("jac")):
         plain["jac"] = _Watched(options["jac"])
     if "bounds" in options:
-        plain["bounds"] = _primal_tree(options["bounds"])
+        options["bounds"] = _limits(options["bounds"])
+        plain["bounds"] = _for_scipy(options["bounds"])
     found = original(_MODULE, "curve_fit")(
         watched, _primal_tree(xdata), _primal_tree(ydata), _primal_tree(p0),
         _primal_tree(sigma), absolute_sigma, full_output=full_output, **plain)
