@@ -92,8 +92,8 @@ class Constraints:
     and the active set at an optimum (:meth:`active_at`)."""
 
     def __init__(self, given: Any) -> None:
-        many = isinstance(given, (list, tuple))
-        self.items = [_constraint(c) for c in (given if many else [given])]
+        many = isinstance(given, (list, tuple)) or given is None
+        self.items = [_constraint(c) for c in (given or () if many else [given])]
         self.for_scipy = [c.for_scipy for c in self.items] if many \
             else self.items[0].for_scipy
 
