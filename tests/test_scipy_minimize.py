@@ -360,3 +360,17 @@ def test_least_squares_and_curve_fit_take_a_bounds_object():
                                  bounds=so.Bounds([-np.inf, y[0] + 0.95], np.inf))[0]
     assert_allclose(dualad.jacfwd(fit)(Y),
                     [[0.25 - 1.5, 0.25, 0.25, 0.25], [1.0, 0.0, 0.0, 0.0]], atol=1e-12)
+
+
+def test_rows_within_the_slack_alone_never_make_a_false_licq_error():
+    # Bounded Brent's slack (2·xatol) around a bound at 1.0 and another at 1.0 + 1e-6:
+    # both are candidates; they are dependent, and one of them binds.
+    at = lambda p: so.minimize_scalar(lambda x: (x - p[0]) ** 2, method="bounded",
+                                      bounds=(1.0, 5.0)).x
+    from dualad.rules.scipy_constraints import Constraints
+    given = Constraints(())
+    given.bound(np.array([1.0]), np.array([5.0]))
+    given.bound(np.array([1.0 + 1e-6]), np.array([5.0]))
+    active = given.active_at(lambda v: v[0] ** 2, np.array([at(np.array([0.0]))]),
+                             "test", slack=1e-4)
+    assert active is not None and len(active.rows) == 1

@@ -144,14 +144,19 @@ class Constraints:
             active = ActiveSet(rows)
             J = np.reshape(primal_value(jacfwd(active.values, replay=False)(x)),
                            (len(rows), -1))
-            if np.linalg.matrix_rank(J) < len(rows):
+            dependent = np.linalg.matrix_rank(J) < len(rows)
+            if dependent and all(row[4] for row in rows):
                 raise TypeError(f"{name}: the gradients of the {len(rows)} active "
                                 "constraints are linearly dependent at the optimum (LICQ "
                                 "fails): the multipliers, and the derivative, are not unique")
             active.multipliers = np.linalg.lstsq(J.T, gradient, rcond=None)[0]
             binding = [equality or (lam > scale if is_lower else lam < -scale)
                        for (_, _, is_lower, equality, _), lam in zip(rows, active.multipliers)]
-            if all(binding):
+            if all(binding) and dependent:  # a row within the slack only, the weakest
+                weakest = min((k for k, row in enumerate(rows) if not row[4]),
+                              key=lambda k: abs(active.multipliers[k]))
+                binding[weakest] = False
+            elif all(binding):
                 return active
             if any(abs(lam) <= scale and row[4]
                    for row, lam in zip(rows, active.multipliers)):
