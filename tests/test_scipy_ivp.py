@@ -241,6 +241,25 @@ def test_a_differentiated_global_is_a_type_error():
         dualad.jacfwd(through_a_global)(P)
 
 
+def test_the_adjoint_is_as_accurate_as_forward_mode():
+    # Lotka–Volterra at 21 times, parameters unpacked into NumPy scalars (which once
+    # sent the adjoint down its slower, less accurate path). The adjoint reads y from
+    # a primal solved a hundred times more tightly: its error was 2.3e-7 here.
+    t_obs = np.linspace(0.0, 20.0, 21)
+
+    def model(p, **tolerances):
+        a, b, d, g = p
+        rhs = lambda t, y: [a * y[0] - b * y[0] * y[1], d * y[0] * y[1] - g * y[1]]
+        return solve_ivp(rhs, (0.0, 20.0), [10.0, 5.0], t_eval=t_obs, **tolerances).y
+
+    p = np.array([0.8, 0.3, 0.15, 0.6])
+    reference = dualad.jacfwd(lambda p: model(p, rtol=1e-13, atol=1e-13, method="DOP853"))(p)
+    error = lambda J: np.abs(J - reference).max() / np.abs(reference).max()
+    f = lambda p: model(p, rtol=1e-8, atol=1e-10)
+    assert error(dualad.jacfwd(f)(p)) < 2e-8
+    assert error(dualad.jacrev(f)(p)) < 2e-8
+
+
 def test_moving_t_eval():
     # y' = −y, y(0) = 1: y(t) = e^(−t) at the moving times p, and t itself is p.
     at = lambda p: solve_ivp(lambda t, y: -y, (0, 2), [1.0], t_eval=p, **TIGHT)

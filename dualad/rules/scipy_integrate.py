@@ -20,7 +20,8 @@ is reached by :func:`moved`.
   from one replayed batched :func:`dualad.jacfwd` of ``func`` per step (or
   :func:`dualad.vjp`s where ∂f/∂(y, a) has many columns). For solve_ivp's methods on
   plain values (first-order reverse mode), y is read from the primal solved once
-  more with dense output, and (λ, μ) is solved back over intervals that end only
+  more with dense output, a hundred times more tightly (y's error is what bounds
+  the adjoint's), and (λ, μ) is solved back over intervals that end only
   where a nonzero cotangent enters; otherwise (odeint, and forward-over-reverse,
   which runs the forward rule on this solve) y is solved back with them, as
   :data:`odeint_p`, restarted at the primal's value at each t[i].
@@ -342,7 +343,8 @@ def _tangent_transpose(ct, args, linear, rhs, t, options, has_ty0, present, meth
     cts = reshape(ct, shape=(r, nt, n))
     sizes = tuple(int(np.size(primal_value(a[i]))) for i in present)
     adjoint = _Adjoint(rhs, n, r, present, sizes)
-    if method is not None and all(type(x) is np.ndarray for x in (cts, ans, *a)):
+    if method is not None and all(isinstance(x, (np.ndarray, np.generic, float, int))
+                                  for x in (cts, ans, *a)):
         lam, mus = _along_the_interpolant(adjoint, t, options, method, a, ans, cts, sizes)
     else:
         lam, mus = _with_the_state(adjoint, t, options, method, a, ans, cts, sizes)
@@ -377,6 +379,12 @@ def _with_the_state(adjoint: _Adjoint, t: np.ndarray, options: tuple, method: An
     return lam, mus
 
 
+#: The adjoint reads y from a primal solved this many times more tightly than asked:
+#: as accurate as forward mode then (docs/ode-fitting.md), for about 2.5 times the
+#: steps of that one solve (RK45).
+DENSE_TIGHTER = 100
+
+
 class _Along:
     """The adjoint's right-hand side for (λ, μ) alone, y read from the primal's dense
     output."""
@@ -392,14 +400,17 @@ def _along_the_interpolant(adjoint: _Adjoint, t: np.ndarray, options: tuple, met
                            a: list, ans: np.ndarray, cts: np.ndarray, sizes: tuple
                            ) -> tuple[Any, list]:
     """λ and μ at t[0] for plain values (first-order reverse mode): the primal solved
-    once more with dense output, then (λ, μ) alone solved back with y read from it
-    (no unstable backward solve of y), over intervals that end only where a nonzero
-    cotangent enters."""
+    once more with dense output (:data:`DENSE_TIGHTER`), then (λ, μ) alone solved
+    back with y read from it (no unstable backward solve of y), over intervals that
+    end only where a nonzero cotangent enters."""
     r, n = adjoint.r, adjoint.n
     rhs = adjoint.rhs
+    tight = dict(options)  # (y's error, not λ's, bounds the adjoint's accuracy)
+    tight["rtol"] = max(tight.get("rtol", 1e-3) / DENSE_TIGHTER, 100 * np.finfo(float).eps)
+    tight["atol"] = np.asarray(tight.get("atol", 1e-6)) / DENSE_TIGHTER
     dense = original("scipy.integrate", "solve_ivp")(
         lambda s, y: _vector(rhs(y, s, *a)), (t[0], t[-1]), ans[0], method=method,
-        dense_output=True, **dict(options)).sol
+        dense_output=True, **tight).sol
     along = _Along(adjoint, dense)
     stops = [len(t) - 1] + [i for i in range(len(t) - 2, 0, -1) if np.any(cts[:, i])]
     stops += [0] if len(t) > 1 else []
