@@ -374,3 +374,21 @@ def test_rows_within_the_slack_alone_never_make_a_false_licq_error():
     active = given.active_at(lambda v: v[0] ** 2, np.array([at(np.array([0.0]))]),
                              "test", slack=1e-4)
     assert active is not None and len(active.rows) == 1
+
+
+def test_a_sparse_linear_constraint_and_a_bound_broadcast_to_the_constraint():
+    from scipy import sparse
+
+    theta = np.array([1.0, 2.0, 1.0])
+    linear = lambda t: so.minimize(
+        lambda x: np.sum((x - t[:2]) ** 2), np.zeros(2), method="SLSQP", tol=1e-12,
+        constraints=so.LinearConstraint(sparse.csr_array(np.ones((1, 2))), -np.inf, t[2])).x
+    # The projection onto x₀ + x₁ ≤ t₂: x = p − (Σp − t₂)/2.
+    assert_allclose(dualad.jacfwd(linear)(theta), [[0.5, -0.5, 0.5], [-0.5, 0.5, 0.5]],
+                    atol=1e-12)
+    # One upper bound for both components of g(x) = x: only x₁ reaches it.
+    boxed = lambda t: so.minimize(
+        lambda x: np.sum((x - t[:2]) ** 2), np.zeros(2), method="SLSQP", tol=1e-12,
+        constraints=so.NonlinearConstraint(lambda x: x, [-np.inf], [t[2]])).x
+    assert_allclose(dualad.jacfwd(boxed)(np.array([1.0, 2.0, 1.5])),
+                    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], atol=1e-12)

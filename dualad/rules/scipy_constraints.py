@@ -79,10 +79,13 @@ def _constraint(given: Any) -> _Constraint:
         return _Constraint(lambda x: _vector(given.fun(x)), as_operand(given.lb),
                            as_operand(given.ub), for_scipy, watched)
     if isinstance(given, LinearConstraint):
+        from scipy import sparse
+
         for_scipy = LinearConstraint(_primal_tree(given.A), _primal_tree(given.lb),
                                      _primal_tree(given.ub), given.keep_feasible)
-        return _Constraint(lambda x: given.A @ x, given.lb, given.ub, for_scipy, [],
-                           given.A)
+        # (a scipy.sparse A cannot multiply Duals: the derivative takes it dense)
+        A = given.A.toarray() if sparse.issparse(given.A) else given.A
+        return _Constraint(lambda x: A @ x, given.lb, given.ub, for_scipy, [], given.A)
     return _Constraint(None, None, None, given, [])
 
 
@@ -93,7 +96,7 @@ class Constraints:
 
     def __init__(self, given: Any) -> None:
         many = isinstance(given, (list, tuple)) or given is None
-        self.items = [_constraint(c) for c in (given or () if many else [given])]
+        self.items = [_constraint(c) for c in ((given or ()) if many else [given])]
         self.for_scipy = [c.for_scipy for c in self.items] if many \
             else self.items[0].for_scipy
 
@@ -121,8 +124,9 @@ class Constraints:
         if unknown:
             raise TypeError(f"{name}: dualad differentiates constraints given as dicts, "
                             f"NonlinearConstraint and LinearConstraint, not {unknown}")
-        rows = []  # (constraint, component, at its lower bound, an equality): on a bound
-        strict = set()  # the rows on their bound without the slack
+        # (constraint, component, at its lower bound, an equality, on the bound without
+        # the slack): the components that may be on a bound
+        rows = []
         for c in self.items:
             v = np.reshape(primal_value(c.g(x)), (-1,))
             lower, upper = (np.broadcast_to(primal_value(b), v.shape) for b in (c.lower,
@@ -133,11 +137,8 @@ class Constraints:
                         continue
                     distance = abs(v[i] - bound) - ACTIVE_TOLERANCE * (1 + abs(bound))
                     if distance <= slack:
-                        rows.append((c, i, is_lower, lower[i] == upper[i]))
-                        if distance <= 0:
-                            strict.add(len(rows) - 1)
+                        rows.append((c, i, is_lower, lower[i] == upper[i], distance <= 0))
                         break
-        rows = [(*row, k in strict) for k, row in enumerate(rows)]
         gradient = primal_value(grad(objective, replay=False)(x))
         scale = 1e-10 * (1 + np.abs(gradient).max(initial=0.0))
         while rows:
@@ -180,10 +181,11 @@ class ActiveSet:
         parts, computed = [], {}
         for c, i, is_lower, *_ in self.rows:
             if id(c) not in computed:
-                computed[id(c)] = np.reshape(c.g(x), (-1,))
-            side = c.lower if is_lower else c.upper
-            bound = side if np.ndim(primal_value(side)) == 0 else np.reshape(side, (-1,))[i]
-            parts.append(computed[id(c)][i] - bound)
+                g = np.reshape(c.g(x), (-1,))
+                zeros = np.zeros(np.shape(primal_value(g)))  # (bounds broadcast to g)
+                computed[id(c)] = g, zeros + c.lower, zeros + c.upper
+            g, lower, upper = computed[id(c)]
+            parts.append(g[i] - (lower if is_lower else upper)[i])
         return np.stack(parts)
 
     def conditions(self, objective: Callable, at: Callable, free: int) -> Callable:
