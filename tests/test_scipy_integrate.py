@@ -275,3 +275,20 @@ def test_shapes_as_scipy():
     assert_allclose(got[:, 0], np.exp(-K * T), atol=1e-10)
     with pytest.raises(ValueError):
         dualad.jacfwd(lambda y0: integrate.odeint(decay, y0, T, args=(K,)))(np.ones((2, 2)))
+
+
+def test_the_adjoint_by_vector_jacobian_products(monkeypatch):
+    # Past _FORWARD_UP_TO columns of ∂f/∂(y, a) the adjoint pulls each cotangent back by
+    # a vjp instead of one batched jacfwd: forced here, the same Jacobian.
+    from dualad.rules import scipy_integrate
+
+    def ends(p):
+        rhs = lambda y, t: np.stack([-p[0] * y[0] + p[1] * y[1], -p[2] * y[1]])
+        return integrate.odeint(rhs, np.array([1.0, 2.0]), np.array([0.0, 0.5, 1.0]),
+                                rtol=1e-11, atol=1e-12)[1:].ravel()
+
+    p = np.array([0.7, 0.3, 1.1])
+    expected = dualad.jacrev(ends)(p)
+    monkeypatch.setattr(scipy_integrate, "_FORWARD_UP_TO", 0)
+    assert_allclose(dualad.jacrev(ends)(p), expected, rtol=1e-9, atol=1e-12)
+    assert_allclose(dualad.jacrev(ends)(p), dualad.jacfwd(ends)(p), rtol=1e-7, atol=1e-9)

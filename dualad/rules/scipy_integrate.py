@@ -72,14 +72,18 @@ def _vector(out: Any) -> Any:
     return np.reshape(out, (-1,))
 
 
-def _refusing_duals(func: Callable, method: Any = None) -> Callable:
+def refusing_duals(func: Callable, name: str) -> Callable:
     """``func``, raising a TypeError where it returns a Dual for plain values (it reads
-    a differentiated value that no argument shows)."""
+    a differentiated value that no argument shows); ``name``: the callback's, as
+    "scipy.integrate.odeint: func"."""
     def checked(*xs: Any) -> Any:
         out = func(*xs)
         if isinstance(out, Boxed) or (isinstance(out, (list, tuple))
                                       and any(isinstance(v, Boxed) for v in out)):
-            raise TypeError(_CLOSED_OVER[method is not None])
+            raise TypeError(f"{name} returned a Dual for plain inputs: it reads a "
+                            "differentiated value dualad did not find in its closure, its "
+                            "defaults or its object (a global, say): pass that value "
+                            "through args=(...)")
         return out
     return checked
 
@@ -88,22 +92,14 @@ def _solve(y0: Any, *args: Any, func: Callable, t: np.ndarray, options: tuple,
            method: Any = None) -> np.ndarray:
     """y at the times ``t`` (a row each) of y' = func(y, t, *args), y(t[0]) = y0, by
     odeint (``method`` None) or by solve_ivp's ``method``."""
-    checked = _refusing_duals(func, method)
+    checked = refusing_duals(func, "scipy.integrate.odeint: func" if method is None
+                             else "scipy.integrate.solve_ivp: fun")
     if method is None:
         return _original_odeint()(checked, y0, t, args=tuple(args), **dict(options))
     options = dict(options)
     if method in _IMPLICIT and isinstance(func, (_Sensitivity, _Adjoint, _Along)):
         options.setdefault("jac", _jacobian_of(func, args))
     return _solve_ivp(checked, y0, args, t, options, method)
-
-
-_CLOSED_OVER = (
-    "scipy.integrate.odeint: func returned a Dual for plain inputs: it reads a "
-    "differentiated value dualad did not find in its closure, its defaults or its object "
-    "(a global, say): pass that value through args=(...)",
-    "scipy.integrate.solve_ivp: fun returned a Dual for plain inputs: it reads a "
-    "differentiated value dualad did not find in its closure, its defaults or its "
-    "object (a global, say): pass that value through args=(...)")
 
 
 def _solve_ivp(func: Callable, y0: Any, args: tuple, t: np.ndarray, options: dict,
@@ -140,29 +136,29 @@ def _augmented_options(options: tuple, length: int | None = None) -> tuple:
     return tuple(kept)
 
 
-def _restricted(rhs: Callable, t: Any, a: list, present: tuple) -> Callable:
-    """``(y, *a[present]) -> f(y, t, *a)`` as a 1-D array, the other args fixed."""
-    def g(y: Any, *chosen: Any) -> Any:
-        full = list(a)
-        for i, v in zip(present, chosen):
-            full[i] = v
-        return _vector(rhs(y, t, *full))
-    return g
+class _AtTime:
+    """A right-hand side at the time and arguments of the current call: ``restricted``
+    is (y, *a[present]) -> f(y, t, *a) as a 1-D array, one function for every call
+    (one replay cache)."""
 
-
-class _Sensitivity:
-    """The augmented right-hand side (y, S) -> (f, ∂f/∂y·S + ∂f/∂a·ta), K seeds."""
-
-    def __init__(self, rhs: Callable, n: int, k: int, m: int, present: tuple) -> None:
-        self.rhs, self.n, self.k, self.m, self.present = rhs, n, k, m, present
+    def __init__(self, rhs: Callable, present: tuple) -> None:
+        self.rhs, self.present = rhs, present
         self.t, self.a = 0.0, []
-        self.restricted = self._restricted  # (one function: one replay cache)
+        self.restricted = self._restricted
 
     def _restricted(self, y: Any, *chosen: Any) -> Any:
         full = list(self.a)
         for i, v in zip(self.present, chosen):
             full[i] = v
         return _vector(self.rhs(y, self.t, *full))
+
+
+class _Sensitivity(_AtTime):
+    """The augmented right-hand side (y, S) -> (f, ∂f/∂y·S + ∂f/∂a·ta), K seeds."""
+
+    def __init__(self, rhs: Callable, n: int, k: int, m: int, present: tuple) -> None:
+        super().__init__(rhs, present)
+        self.n, self.k, self.m = n, k, m
 
     def __call__(self, z: Any, t: Any, *vals: Any) -> Any:
         from ..forward import jvp
@@ -179,7 +175,7 @@ class _Sensitivity:
 _FORWARD_UP_TO = 64
 
 
-class _Adjoint:
+class _Adjoint(_AtTime):
     """The backward right-hand side (y, Λ, M) -> (f, −Λ·∂f/∂y, −Λ·∂f/∂a), R cotangents.
 
     Λ·J by J itself from one batched forward pass (:func:`dualad.jacfwd`, replayed:
@@ -189,16 +185,9 @@ class _Adjoint:
     """
 
     def __init__(self, rhs: Callable, n: int, r: int, present: tuple, sizes: tuple) -> None:
-        self.rhs, self.n, self.r, self.present, self.sizes = rhs, n, r, present, sizes
-        self.t, self.a = 0.0, []
-        self.restricted = self._restricted  # (one function: one replay cache)
+        super().__init__(rhs, present)
+        self.n, self.r, self.sizes = n, r, sizes
         self.jacobian: Callable | None = None
-
-    def _restricted(self, y: Any, *chosen: Any) -> Any:
-        full = list(self.a)
-        for i, v in zip(self.present, chosen):
-            full[i] = v
-        return _vector(self.rhs(y, self.t, *full))
 
     def _with_value(self, y: Any, *chosen: Any) -> tuple[Any, Any]:
         out = self._restricted(y, *chosen)
@@ -218,9 +207,8 @@ class _Adjoint:
             jacs, f = self.jacobian(y, *chosen)
             return np.concatenate([f] + [-np.reshape(lam @ np.reshape(j, (n, -1)), (-1,))
                                          for j in jacs])
-        g = _restricted(self.rhs, t, list(a), self.present)
         from ..reverse import vjp
-        f, pull = vjp(g, y, *chosen)
+        f, pull = vjp(self._restricted, y, *chosen)
         rows = [pull(lam[i]) for i in range(r)]
         parts = [f]
         for j in range(1 + len(chosen)):
@@ -477,7 +465,8 @@ def odeint(func: Callable, y0: Any, t: Any, args: tuple = (), Dfun: Callable | N
     y0, t, args = resolved_tree((y0, t, args))
     rebuild, closed = lifted(func)
     if not (closed or holds_box(optree.tree_leaves((y0, t, args)))):
-        return _original_odeint()(_refusing_duals(func), y0, t, args=args, Dfun=Dfun,
+        return _original_odeint()(refusing_duals(func, "scipy.integrate.odeint: func"), y0,
+                                  t, args=args, Dfun=Dfun,
                                   col_deriv=col_deriv, full_output=full_output, **options)
     if closed:  # the values func closes over: arguments of the primitive, after args
         func = _Closed(rebuild, len(args))

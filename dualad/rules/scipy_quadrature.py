@@ -48,6 +48,7 @@ from ..dual import as_operand, primal_value
 from ..primitive import Boxed, Primitive
 from .closures import lifted
 from .scipy_functions import original, scipy_rule, with_primal
+from .scipy_integrate import refusing_duals
 from .scipy_optimize import _holds_box, _primal_tree, _Watched
 
 _MODULE = "scipy.integrate"
@@ -218,14 +219,7 @@ def _weighted_kernel(*values: Any, func: Callable, a: float, b: float, weight: s
     wvar = tuple(float(v) for v in values[:count]) if count == 2 else float(values[0])
     params = values[count:]
 
-    def plain(x: float) -> Any:
-        out = func(x, *params)
-        if isinstance(out, Boxed):
-            raise TypeError("scipy.integrate.quad: func returned a Dual for plain inputs: it "
-                            "reads a differentiated value dualad did not find in its closure, "
-                            "its defaults or its object (a global, say): pass that value "
-                            "through args=(...)")
-        return out
+    plain = refusing_duals(lambda x: func(x, *params), "scipy.integrate.quad: func")
 
     if logs != (0, 0):
         return np.asarray(_more_logs(plain, a, b, weight, wvar, logs, dict(options)))
