@@ -30,6 +30,7 @@ import optree
 
 from ..dual import Dual
 from ..fillable import holds_fillable, resolved_tree
+from ..hyperdual import HyperDual, SeededHyperDual
 from ..primitive import EscapedDualError, Tag
 from .coroutine import Coroutine
 from .rerun import (PROPERTIES, call_operation, duals_of, rebuild, replay_log, replay_steps,
@@ -86,11 +87,6 @@ class Live(Dual):
     def _interpreted(self) -> Any:
         session = self._session
         return session.dual_of(self) if session.mode == INTERPRETING else self
-
-    def __getattr__(self, name: str) -> Any:  # HyperDual's parts and the like
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self._session.dual_of(self), name)
 
     # Reads of the value, as Dual's own (they read the primal only).
     @property
@@ -213,6 +209,19 @@ for _name in OPERATIONS + tuple(_DUAL_METHODS):
             if _name in UNARY else _operation(_name))
 for _name in PROPERTIES:
     setattr(Live, _name, _property(_name))
+
+
+def _forwarded(name: str) -> property:
+    return property(lambda self: getattr(self._session.dual_of(self), name))
+
+
+# What the interpreter's Duals have and a Live value does not (HyperDual's parts, Dual's
+# own slots) is read from its Dual. Properties, not ``__getattr__``: a class with
+# ``__getattr__`` makes every attribute read slow (CPython does not specialize it).
+for _name in {n for cls in (Dual, HyperDual, SeededHyperDual) for k in cls.__mro__
+              for n in vars(k) if n != "__weakref__"
+              if not hasattr(Live, n) or n in Dual.__slots__ and n not in vars(Live)}:
+    setattr(Live, _name, _forwarded(_name))
 del _name
 
 
