@@ -19,6 +19,7 @@ compiled (:meth:`Recording.compile`) once it has been replayed often enough.
 from __future__ import annotations
 
 import functools
+import re
 import struct
 from typing import Any
 
@@ -203,7 +204,7 @@ class Recording:
             lines += body
         if step is not None:
             made: list[str] = []
-            result = self._result_expr(step.result, emitter, made)
+            result = self._result_expr(step.result, emitter, made, outputs | set(reads))
             lines += made
             lines.append(f"    result = {result}")
             for live_index, slot in step.rebinds:
@@ -221,15 +222,18 @@ class Recording:
                     items.append(f"_copy({emitter.constant(spec)})"
                                  if isinstance(spec, np.ndarray) else emitter.constant(spec))
             lines.append(f"    return {_tree_expr(self.result_tree, items, emitter)}")
+        lines = _without_unread_tuples(lines)
         return lines if len(lines) > 1 else lines + ["    pass"]
 
-    def _result_expr(self, spec: Any, emitter: Emitter, made: list) -> str:
+    def _result_expr(self, spec: Any, emitter: Emitter, made: list, local: set) -> str:
         """An expression building an operation's result for the function (``made``:
-        the lines making its new Live values)."""
+        the lines making its new Live values; ``local``: the registers the part holds
+        in local variables)."""
         kind = type(spec)
         if kind is NewLive:
             name = f"live{spec.index}"
-            made += _new_live_lines(name, spec.index, f"R[{spec.slot}]",
+            value = f"r{spec.slot}" if spec.slot in local else f"R[{spec.slot}]"
+            made += _new_live_lines(name, spec.index, value,
                                     spec.index in self.held)
             return name
         if kind is Slot:
@@ -239,10 +243,12 @@ class Recording:
         if kind is LiveRef:
             return f"S.targets[{spec.index}]"
         if kind is tuple or kind is list:
-            items = "".join(self._result_expr(item, emitter, made) + ", " for item in spec)
+            items = "".join(self._result_expr(item, emitter, made, local) + ", "
+                            for item in spec)
             return f"({items})" if kind is tuple else f"[{items}]"
         if kind is Named:
-            items = ", ".join(self._result_expr(item, emitter, made) for item in spec.items)
+            items = ", ".join(self._result_expr(item, emitter, made, local)
+                              for item in spec.items)
             return f"{emitter.constant(spec.kind)}({items})"
         return emitter.expr(spec)
 
@@ -402,6 +408,23 @@ def _tree_expr(tree: Any, items: list[str], emitter: Emitter) -> str:
     expr = build(shape)
     return expr if ".unflatten(" not in expr else \
         f"{emitter.constant(tree)}.unflatten([{', '.join(items)}])"
+
+
+_TUPLE_MADE = re.compile(r"\s*(r\d+) = \((r\d+_\d+, )+\)$")
+
+
+def _without_unread_tuples(body: list[str]) -> list[str]:
+    """``body`` without the tuples of Python floats that no later line reads (the
+    scalar code packs each value it makes; most are read element by element)."""
+    kept: list[str] = []
+    for i, line in enumerate(body):
+        made = _TUPLE_MADE.match(line)
+        if made is not None:
+            name = re.compile(rf"\b{made.group(1)}\b")
+            if not any(name.search(later) for later in body[i + 1:]):
+                continue
+        kept.append(line)
+    return kept
 
 
 def _new_live_lines(name: str, index: int, value: str, held: bool) -> list[str]:

@@ -376,8 +376,13 @@ def lines(op: Operation, elements: Elements, literal: Callable[[float], str]) ->
                 arrays.append(literal(operand[2]))
         result = [f"r{out}_{i}" if size > 1 else f"r{out}" for i in range(size)]
         for i, name in enumerate(result):
-            found.append(f"{name} = " + ARITHMETIC[ufunc].format(
-                *(column[i] for column in columns)))
+            items = [column[i] for column in columns]
+            if ufunc is np.multiply and "1.0" in items:
+                # x * 1.0 is x, bit for bit, where finite (the rest NumPy recomputes)
+                items.remove("1.0")
+                found.append(f"{name} = {items[0]}")
+            else:
+                found.append(f"{name} = " + ARITHMETIC[ufunc].format(*items))
         # Not finite (or a sum overflowing: its product with 0.0 is nan, which is
         # true, where a finite one gives a zero): NumPy's own call, bits and flags.
         total = result[0] if size == 1 else f"({' + '.join(result)})"
