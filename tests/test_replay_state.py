@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import dualad
@@ -544,6 +544,10 @@ def _filled(x):
 @given(steps=st.lists(st.integers(0, len(READS) - 1), min_size=1, max_size=5),
        changes=st.lists(st.integers(0, len(READS) - 1), min_size=8, max_size=8),
        seed=st.integers(0, 2**16), transform=st.sampled_from(sorted(TRANSFORMS)))
+# The sparse pattern, found anew at a call not replayed, cannot be told globally at
+# some points (a mask from x's values): the call is right when the pattern at x lies
+# within the prepared one, as a replayed call is (it raised ValueDependentError).
+@example(steps=[1, 12], changes=[1, 1, 0, 1, 0, 0, 0, 0], seed=0, transform="sparse_hessian")
 def test_programs_reading_changing_state_replay_like_the_interpreter(steps, changes, seed,
                                                                      transform):
     rng = np.random.default_rng(seed)

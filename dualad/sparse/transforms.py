@@ -31,6 +31,7 @@ from ..replay import REPLAY_BY_DEFAULT, Replayed, Transformed, replayed
 from ..reverse import grad, jacrev
 from . import coloring
 from .detection import hessian_sparsity, jacobian_sparsity
+from .patterns import ValueDependentError
 
 __all__ = ["PatternChanged", "SparseHessian", "SparseJacobian", "sparse_hessian",
            "sparse_jacobian"]
@@ -70,6 +71,10 @@ class PatternChanged(RuntimeError):
 
 def _same_pattern(a: sparse.csr_array, b: sparse.csr_array) -> bool:
     return a.shape == b.shape and (a != b).nnz == 0
+
+
+def _within(a: sparse.csr_array, b: sparse.csr_array) -> bool:
+    return a.shape == b.shape and a.multiply(b).count_nonzero() == a.count_nonzero()
 
 
 #: Without ``chunk_size``, a pass carries as many colours as fit in this many bytes of
@@ -146,7 +151,9 @@ class _Prepared:
         operations with the same constants: the pattern holds. Any other call
         replays the function alone (about one evaluation of it), and if that does
         not reach the end either, finds the pattern again, and raises
-        :class:`PatternChanged` if it differs."""
+        :class:`PatternChanged` if it differs. Where the global pattern cannot be
+        told at this point (:class:`~dualad.sparse.ValueDependentError`), the
+        pattern at this point must lie within the prepared one."""
         x = args[self.argnum]
         if np.shape(x) != self.shape:
             raise ValueError(f"this {type(self).__name__} was prepared for shape "
@@ -174,8 +181,15 @@ class _Prepared:
         if prover is not None:
             prover.cache.run(prover.fun, args, kwargs, proved)
         if not proved:
-            pattern = self._detect(args, kwargs)
-            if not _same_pattern(pattern, self.pattern):
+            try:
+                pattern = self._detect(args, kwargs)
+                holds = _same_pattern(pattern, self.pattern)
+            except ValueDependentError:
+                # The global pattern cannot be told at this x (as a replayed call
+                # needs not): the values are right if the pattern at x is within it.
+                pattern = self._detect(args, kwargs, local=True)
+                holds = _within(pattern, self.pattern)
+            if not holds:
                 for cached in (self._nonzeros, prover):  # what they recorded is not
                     if type(cached) is Transformed:  # this pattern's: no replay of it
                         cached.cache.clear()  # may prove anything
@@ -340,7 +354,7 @@ def _detector(find: Callable, fun: Callable, argnum: int, local: bool = False,
               symmetric: bool = False) -> Callable:
     """``detect(args, kwargs)``: ``find``'s pattern of ``fun`` in argument ``argnum``
     at this call (made symmetric for a Hessian)."""
-    def detect(args: tuple, kwargs: dict) -> sparse.csr_array:
+    def detect(args: tuple, kwargs: dict, local: bool = local) -> sparse.csr_array:
         rest = args[:argnum] + args[argnum + 1:]
         restricted = lambda x, *rest: fun(*rest[:argnum], x, *rest[argnum:], **kwargs)  # noqa: E731
         pattern = find(restricted, as_float_array(args[argnum]), *rest, local=local)
