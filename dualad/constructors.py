@@ -305,6 +305,31 @@ def _isscalar(element: Any) -> bool:
     return NUMPY["isscalar"](element)
 
 
+def apparent_class(x: Any) -> type:
+    """The class a Dual or a :class:`~dualad.fillable.Fillable` ``x`` gives as its
+    ``__class__``: ``np.ndarray`` where it stands for an array and the code asking
+    (``isinstance(x, np.ndarray)``, which reads ``__class__`` when the type itself does
+    not match) is code a transform runs, in this thread, outside the packages that
+    keep NumPy's functions; its own type everywhere else. Library code that takes only
+    arrays (pymoo's ``evaluate``, which makes a 1-D ``x`` 2-D only for an ndarray) then
+    takes a Dual as NumPy's array, as the constructors above do, while NumPy, SciPy and
+    dualad see the Dual it is."""
+    kind = type(x)
+    if not _RUNNING or get_ident() not in _RUNNING:
+        return kind
+    frame = sys._getframe(2)  # (1: the property calling this)
+    if frame.f_globals.get("__name__", "").partition(".")[0] in _KEEP_NUMPY_S \
+            and not frame.f_code.co_filename.startswith("<"):
+        return kind
+    value = x.value() if kind is Fillable else x
+    while isinstance(value, Dual):
+        value = value._session.value_of(value) if value._replayed else value.primal
+    # (a JAX value stands for NumPy's array, or for its scalar where 0-d: x[0], sums)
+    array = isinstance(value, _ndarray) or not isinstance(value, np.generic) \
+        and getattr(value, "ndim", 0) > 0
+    return _ndarray if array else kind
+
+
 _array = functools.wraps(NUMPY["array"])(_array)
 WRAPPERS: dict[str, Callable] = {"array": _array, "isscalar": _isscalar, **{
     name: _converter(name) for name in CONVERSIONS if name != "array"}, **{

@@ -76,6 +76,12 @@ class Fillable:
             view._root, view._make = root, lambda value: make(outer(value))
         return view
 
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        # isinstance(out, np.ndarray) asks for it: see dualad.constructors.apparent_class
+        from .constructors import apparent_class
+        return apparent_class(self)
+
     def value(self) -> Any:
         """The NumPy array, or the Dual it became."""
         root = self._root

@@ -128,6 +128,15 @@ def _van_loan_twin(x):
     return scipy.linalg.expm(a)[:2].ravel() * x[2]
 
 
+def _promoted_if_an_array(x):
+    if isinstance(x, np.ndarray) and x.ndim == 1:  # pymoo's Problem.evaluate
+        x = np.atleast_2d(x)
+    out = np.zeros(x.shape)
+    if isinstance(out, np.ndarray) and not isinstance(x[0, 0], np.ndarray):
+        out[:] = x * np.sin(x)
+    return np.sum(out, axis=1)
+
+
 #: Library idioms, each with the same function written with Dual-friendly calls.
 IDIOMS = {
     "asarray dtype=float": (lambda x: np.asarray(x, dtype=float) ** 2 + x,
@@ -172,6 +181,8 @@ IDIOMS = {
         lambda x: x[0] * x + np.sin(x)),
     "np.isscalar of an element": (_scalar_made_an_array,
                                   lambda x: np.concatenate([x[:1], x])),
+    "isinstance(x, np.ndarray) of the input and of np.zeros": (
+        _promoted_if_an_array, lambda x: np.sum(x * np.sin(x), keepdims=True)),
     "a ufunc into out= with where=": (
         lambda x: np.log(x ** 2, out=np.full_like(x, -9.0), where=x > 0)
         + np.multiply(x, 2.0, out=np.zeros(3)),
@@ -379,6 +390,37 @@ def test_threads_and_libraries_get_numpy_s_arrays():
 
     dualad.jacfwd(f)(X)
     assert found == [np.ndarray] * 5
+
+
+def test_a_dual_is_an_ndarray_only_to_the_code_a_transform_runs():
+    """isinstance(x, np.ndarray) is True in the transformed code (of a Dual standing
+    for an array, not for x[0]); NumPy's and SciPy's code, other threads and code
+    outside any transform see the Dual it is."""
+    library = {"__name__": "scipy._a_module", "np": np}
+    exec(compile("def is_array(x): return isinstance(x, np.ndarray)",
+                 "/site-packages/scipy/_a_module.py", "exec"), library)
+    found = []
+
+    def other_thread(x):
+        found.append(("thread", isinstance(x, np.ndarray)))
+
+    def f(x):
+        found.append(("user", isinstance(x, np.ndarray), isinstance(x[0], np.ndarray),
+                      type(x) is np.ndarray))
+        found.append(("scipy", library["is_array"](x)))
+        worker = threading.Thread(target=other_thread, args=(x,))
+        worker.start()
+        worker.join()
+        kept.append(x)
+        return x
+
+    kept: list = []
+    for transform in (dualad.jacfwd, dualad.jacrev, dualad.hessian):
+        dualad.jacfwd(f)(X) if transform is dualad.jacfwd else transform(
+            lambda x: np.sum(f(x)))(X)
+        assert found == [("user", True, False, False), ("scipy", False), ("thread", False)]
+        assert not isinstance(kept.pop(), np.ndarray)  # after the transform
+        found.clear()
 
 
 def test_an_array_kept_from_a_call_is_never_silently_wrong():
