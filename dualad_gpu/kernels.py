@@ -9,6 +9,7 @@ name; the other primitives are listed by hand.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -116,8 +117,27 @@ BY_HAND: dict[Primitive, Callable] = {
     complex_numbers.real: jnp.real,
     complex_numbers.imag: jnp.imag,
 }
+
+
+def _complex_on_the_host(jax_kernel: Callable, numpy_kernel: Callable) -> Callable:
+    """``jax_kernel``, or dualad's NumPy kernel called on the host (jax.pure_callback)
+    where an argument is complex: JAX's digamma and polygamma take real numbers only,
+    and complex loggamma's derivatives are theirs."""
+    from dualad.rules.special import _host_kernel
+
+    on_the_host = _host_kernel(numpy_kernel)
+
+    def kernel(*args: Any) -> Any:
+        if any(jnp.iscomplexobj(a) for a in args):
+            return on_the_host(*args)
+        return jax_kernel(*args)
+
+    return kernel
+
+
 if hasattr(ops, "polygamma"):  # declared when scipy is installed
-    BY_HAND[ops.polygamma] = jax.scipy.special.polygamma
+    BY_HAND[ops.polygamma] = _complex_on_the_host(jax.scipy.special.polygamma,
+                                                  ops.polygamma.kernels["numpy"])
 
 
 # scipy.special ufuncs whose JAX counterpart has another name or form (JAX has
@@ -140,8 +160,9 @@ def jax_kernel(prim: Primitive) -> Callable | None:
     numpy_kernel = prim.kernels["numpy"]
     if isinstance(numpy_kernel, np.ufunc):
         name = "clip" if numpy_kernel is np._core.umath.clip else numpy_kernel.__name__
-        return (getattr(jnp, name, None) or getattr(jax.scipy.special, name, None)
-                or SPECIAL_BY_NAME.get(name))
+        kernel = (getattr(jnp, name, None) or getattr(jax.scipy.special, name, None)
+                  or SPECIAL_BY_NAME.get(name))
+        return _complex_on_the_host(kernel, numpy_kernel) if name == "psi" else kernel
     if prim.name in ON_PRIMAL:
         return getattr(jnp, prim.name, None)
     # The rest (reshape, transpose, getitem, convert, combine) are written with

@@ -62,6 +62,11 @@ ELEMENTWISE = [
     _row("divide", lambda z: (1 + z) / (2 - z[..., ::-1]), lambda z: (1 + z) / (2 - z[..., ::-1])),
     _row("add", lambda z: z + 1j * z[..., ::-1] - 3j, lambda z: z + 1j * z[..., ::-1] - 3j),
     *([_row("scipy.special.wofz", _sc.wofz, lambda z: _jsp.wofz(z))] if _sc else []),
+    # JAX has no complex digamma: central differences and tests/test_complex.py's
+    # mpmath check stand for it.
+    *([_row("scipy.special.loggamma", _sc.loggamma, lambda z: _jsp.loggamma(z)),
+       Spec("scipy.special.digamma", _parts(np, _sc.digamma), PAIRS, QUADRANT,
+            variant="complex")] if _sc else []),
 ]
 
 

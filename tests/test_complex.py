@@ -285,6 +285,40 @@ def test_a_rule_without_complex_support_refuses_complex_values(f):
         dualad.jvp(f, (Z,), (T,))
 
 
+def test_complex_loggamma_and_polygamma_are_mpmath_s():
+    """lmfit's pearson4 normalises with loggamma(m + iν/2): its derivatives are digamma
+    and polygamma at complex points, which SciPy's polygamma does not take (dualad's
+    kernel does, for digamma's rule; scipy.special.polygamma itself stays real)."""
+    mpmath = pytest.importorskip("mpmath")
+    scipy_special = pytest.importorskip("scipy.special")
+    from dualad.rules.special import _polygamma
+
+    mpmath.mp.dps = 30
+    z = np.array([0.3 + 0.2j, 1.5 + 2.0j, -3.7 + 0.4j, 25.0 + 1.0j, 2.0 - 7.0j, 100 + 50j])
+    for n in range(5):
+        want = [complex(mpmath.polygamma(n, mpmath.mpc(v.real, v.imag))) for v in z]
+        assert_allclose(_polygamma(n, z), want, rtol=2e-15)
+    assert_allclose(dualad.hessian(lambda z: scipy_special.digamma(z).sum(),
+                                   holomorphic=True)(z[:2]),
+                    np.diag([complex(mpmath.polygamma(2, mpmath.mpc(v.real, v.imag)))
+                             for v in z[:2]]), rtol=1e-14)
+
+    def pearson4_norm(p):
+        return np.real(scipy_special.loggamma(p[0] + 0.5j * p[1]))
+
+    def exact(p):
+        return mpmath.re(mpmath.loggamma(mpmath.mpc(p[0], p[1] / 2)))
+
+    p = np.array([1.7, 0.9])
+    assert_allclose(dualad.grad(pearson4_norm)(p),
+                    [float(mpmath.diff(lambda *q: exact(q), tuple(p), d))
+                     for d in [(1, 0), (0, 1)]], rtol=1e-14)
+    hessian = [[float(mpmath.diff(lambda *q: exact(q), tuple(p), d)) for d in row]
+               for row in [[(2, 0), (1, 1)], [(1, 1), (0, 2)]]]
+    for mode in ("hyperdual", "fwd-rev"):
+        assert_allclose(dualad.hessian(pearson4_norm, mode=mode)(p), hessian, rtol=1e-13)
+
+
 def test_a_complex_tangent_for_a_real_primal_is_refused():
     with pytest.raises(TypeError, match="complex tangent"):
         dualad.jvp(np.sin, (X,), (T,))

@@ -169,7 +169,10 @@ if sc is not None:
                            lambda ans, x, lmbda: _boxcox_dlambda(lmbda, log1p(x)))
 
     # Gamma family
-    loggamma = elementwise(sc.loggamma, lambda ans, x: digamma(x))  # real x > 0: gammaln
+    # Real x > 0: gammaln. Complex z: holomorphic off the negative real axis, whose
+    # digamma and polygamma take complex z too (special._complex_polygamma).
+    loggamma = elementwise(sc.loggamma, lambda ans, x: digamma(x))
+    loggamma.complex_ok = True
     poch = elementwise(sc.poch, lambda ans, z, m: ans * (digamma(z + m) - digamma(z)),
                        lambda ans, z, m: ans * digamma(z + m))
     binom = elementwise(sc.binom, lambda ans, n, k: ans * (digamma(n + 1.0)
