@@ -50,6 +50,7 @@ import numpy as np
 
 from .dual import Dual, primal_value
 from .fillable import Fillable
+from .operands import DualObjects, elements
 from .primitive import Boxed
 
 __all__ = ["enter", "exit", "scope", "scoped", "NUMPY"]
@@ -81,6 +82,8 @@ def holds_dual(a: Any) -> bool:
         return any(holds_dual(item) for item in a)
     if kind is Fillable:
         return a.filled
+    if kind is DualObjects:
+        a, kind = a.view(_ndarray), _ndarray
     if kind is _ndarray and a.dtype.hasobject:
         return any(isinstance(item, Boxed) for item in a.ravel().tolist())
     return False
@@ -154,6 +157,8 @@ def build(a: Any) -> Any:
     kind = type(a)
     if kind is Fillable:
         return a.value()
+    if kind is DualObjects:
+        a, kind = a.view(_ndarray), _ndarray
     if kind is _ndarray and a.dtype.hasobject:
         a = a.tolist() if a.ndim else a[()]
         kind = type(a)
@@ -169,10 +174,12 @@ def _as_dual(a: Any, dtype: Any, copy: Any, ndmin: int, name: str) -> Any:
     """``a`` (holding a Dual) as one Dual, as NumPy's ``name`` would make it."""
     wanted = None if dtype is None else np.dtype(dtype)
     if wanted is not None and wanted.kind not in "fc":
-        # An object array is NumPy's (np.array([y[1], -y[0]], dtype=object)); an integer
-        # or boolean array of a Dual is piecewise constant: NumPy's own call, through
-        # the Dual's __array__ (its primal values, as int(x) gives).
-        return NUMPY[name](a, dtype=wanted)
+        # An object array is NumPy's (np.array([y[1], -y[0]], dtype=object)), which
+        # NumPy's functions take as the Dual it holds (DualObjects); an integer or
+        # boolean array of a Dual is piecewise constant: NumPy's own call, through the
+        # Dual's __array__ (its primal values, as int(x) gives).
+        made = NUMPY[name](a, dtype=wanted)
+        return made.view(DualObjects) if wanted == object else made
     copy = _COPY_MODES.get(copy, copy)  # np._CopyMode, which some libraries pass
     made = not isinstance(a, Boxed) and type(a) is not Fillable
     x = build(a) if made or type(a) is Fillable else a
@@ -251,6 +258,8 @@ def _maker(name: str) -> Callable:
             if type(made) is _ndarray and made.dtype.kind in "fc":
                 return Fillable(made, fill if isinstance(fill, (int, float, np.number))
                                 else None)
+            if type(made) is _ndarray and made.dtype == object:  # (filled with Duals)
+                return made.view(DualObjects)
             return made
         return NUMPY[name](*args, **kwargs)
 
@@ -305,6 +314,34 @@ def _isscalar(element: Any) -> bool:
     return NUMPY["isscalar"](element)
 
 
+#: Methods of a plain array that convert a Dual argument in C (no protocol reaches
+#: dualad): given an object array of its elements instead, one scalar operation a
+#: product (np.dot(a, x) and a @ x are one operation).
+PLAIN_METHODS = frozenset({"dot"})
+
+
+def method_operand(x: Dual) -> DualObjects | None:
+    """What ``x.__array__()`` gives a plain array's method (``a.dot(x)``) called by the
+    code a transform runs (as :func:`apparent_class` decides who asks): ``x``'s
+    elements, as DualObjects; None for any other conversion, which raises."""
+    frame = _transformed_code(3)  # (2: Dual.__array__)
+    if frame is None or _callee(frame) not in PLAIN_METHODS:
+        return None
+    return elements(x).view(DualObjects)
+
+
+def _transformed_code(depth: int) -> Any:
+    """The frame ``depth`` calls up, if it runs code a transform runs in this thread,
+    outside the packages that keep NumPy's functions (else None)."""
+    if not _RUNNING or get_ident() not in _RUNNING:
+        return None
+    frame = sys._getframe(depth)
+    if frame.f_globals.get("__name__", "").partition(".")[0] in _KEEP_NUMPY_S \
+            and not frame.f_code.co_filename.startswith("<"):
+        return None
+    return frame
+
+
 def apparent_class(x: Any) -> type:
     """The class a Dual or a :class:`~dualad.fillable.Fillable` ``x`` gives as its
     ``__class__``: ``np.ndarray`` where it stands for an array and the code asking
@@ -315,11 +352,7 @@ def apparent_class(x: Any) -> type:
     takes a Dual as NumPy's array, as the constructors above do, while NumPy, SciPy and
     dualad see the Dual it is."""
     kind = type(x)
-    if not _RUNNING or get_ident() not in _RUNNING:
-        return kind
-    frame = sys._getframe(2)  # (1: the property calling this)
-    if frame.f_globals.get("__name__", "").partition(".")[0] in _KEEP_NUMPY_S \
-            and not frame.f_code.co_filename.startswith("<"):
+    if _transformed_code(3) is None:  # (2: the property calling this)
         return kind
     value = x.value() if kind is Fillable else x
     while isinstance(value, Dual):

@@ -196,12 +196,14 @@ class Dual(Boxed):
 
     def __array__(self, dtype=None, copy=None):
         if dtype is None or np.dtype(dtype) == object:
-            # np.array([y[1], -y[0]]): an object array of 0-d Duals, turned back into
-            # one Dual by the first dualad operation or transform that meets it. Only
-            # 0-d Duals, and array Duals for np.vectorize, which runs its function on
-            # each element: a library converting an array argument gets the error below.
+            # np.array([y[1], -y[0]]): an object array of 0-d Duals, one Dual again at the
+            # first dualad operation that meets it; array Duals for np.vectorize and a
+            # plain array's a.dot(x) only: a library converting an array gets the error.
             if self.ndim == 0 or inside_vectorize():
                 return elements(self)
+            from .constructors import method_operand
+            if (objects := method_operand(self)) is not None:
+                return objects
         elif np.dtype(dtype).kind in "biu":  # piecewise constant: as int(x), astype(int)
             return np.asarray(primal_value(self), dtype=dtype)
         raise conversion_error()
@@ -572,8 +574,7 @@ _IN_PLACE_MIN_SIZE = 1 << 16
 
 
 def _can_add_in_place(total: Any, term: Any) -> bool:
-    return (type(total) is np.ndarray and type(term) is np.ndarray
-            and total.shape == term.shape
+    return (type(total) is np.ndarray and type(term) is np.ndarray and total.shape == term.shape
             and total.dtype == np.result_type(total, term) and total.flags.writeable)
 
 

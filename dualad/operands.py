@@ -186,9 +186,40 @@ def through_objects(ufunc: np.ufunc, inputs: tuple) -> Any:
     return tuple(map(from_objects, out)) if isinstance(out, tuple) else from_objects(out)
 
 
+class DualObjects(np.ndarray):
+    """An object array of Duals that the code a transform runs made
+    (``np.array([[x[0], 0.1], [0.1, x[1]]], dtype=object)``, a plain array's
+    ``a.dot(x)`` of a Dual: see :mod:`dualad.constructors`): NumPy's functions and
+    ufuncs given it meet the one Dual it stands for (:func:`from_objects`), where a
+    plain object array would end in NumPy's ``dtype('O')`` errors."""
+
+    __array_priority__ = 1000  # (a.dot(x) of a plain a: the product is one too)
+
+    def __array_function__(self, func: Callable, types: tuple, args: tuple,
+                           kwargs: dict) -> Any:
+        return func(*_one_dual_each(args), **_one_dual_each(kwargs))
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
+        return getattr(ufunc, method)(*_one_dual_each(inputs), **_one_dual_each(kwargs))
+
+
+def _one_dual_each(values: Any) -> Any:
+    """``values`` (a tuple, list or dict, nested) with each DualObjects as its Dual."""
+    if type(values) is DualObjects:
+        return from_objects(values)
+    if type(values) in (tuple, list):
+        return type(values)(map(_one_dual_each, values))
+    if type(values) is dict:
+        return {k: _one_dual_each(v) for k, v in values.items()}
+    return values
+
+
 def from_objects(x: Any) -> Any:
     """An object array holding Duals as one struct-of-arrays Dual (a stack of its
-    elements, so every mode records it); any other value as it is."""
+    elements, so every mode records it); any other value as it is (a DualObjects
+    holding none as a plain object array)."""
+    if type(x) is DualObjects:
+        x = x.view(np.ndarray)
     if type(x) is not np.ndarray or not x.dtype.hasobject:
         return x
     items = x.ravel().tolist()

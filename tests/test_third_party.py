@@ -137,6 +137,20 @@ def _promoted_if_an_array(x):
     return np.sum(out, axis=1)
 
 
+P = np.array([[2.0, 1.0, 0.0], [0.5, 3.0, 1.0], [0.0, -1.0, 1.5]])
+
+
+def _objects_filled(x):
+    m = np.empty((2, 2), dtype=object)  # filled with Duals and numbers, then solved
+    m[0, 0], m[0, 1], m[1, 0], m[1, 1] = x[0], 0.5, 0.5 * x[2], x[1]
+    return np.linalg.solve(m, x[:2]) + np.linalg.det(m)
+
+
+def _objects_filled_twin(x):
+    m = np.stack([np.stack([x[0], 0.5 + 0 * x[0]]), np.stack([0.5 * x[2], x[1]])])
+    return np.linalg.solve(m, x[:2]) + np.linalg.det(m)
+
+
 #: Library idioms, each with the same function written with Dual-friendly calls.
 IDIOMS = {
     "asarray dtype=float": (lambda x: np.asarray(x, dtype=float) ** 2 + x,
@@ -183,6 +197,15 @@ IDIOMS = {
                                   lambda x: np.concatenate([x[:1], x])),
     "isinstance(x, np.ndarray) of the input and of np.zeros": (
         _promoted_if_an_array, lambda x: np.sum(x * np.sin(x), keepdims=True)),
+    "a plain array's a.dot(x)": (  # filterpy's multivariate_multiply
+        lambda x: P.dot(x) + P.T.dot(np.outer(x, x)).sum(axis=1),
+        lambda x: P @ x + (P.T @ np.outer(x, x)).sum(axis=1)),
+    "an object array literal into np.linalg.inv": (
+        lambda x: _inverse_literal(x).sum() * np.linalg.inv(np.array(
+            [[x[0], 0.1], [0.1, x[1]]], dtype=object)).ravel()[:3],
+        lambda x: _inverse_stacked(x).sum() * np.linalg.inv(np.stack(
+            [np.stack([x[0], 0.1 + 0 * x[0]]), np.stack([0.1 + 0 * x[0], x[1]])])).ravel()[:3]),
+    "np.empty(dtype=object) filled, into np.linalg": (_objects_filled, _objects_filled_twin),
     "a ufunc into out= with where=": (
         lambda x: np.log(x ** 2, out=np.full_like(x, -9.0), where=x > 0)
         + np.multiply(x, 2.0, out=np.zeros(3)),
