@@ -51,7 +51,7 @@ import numpy as np
 from .dual import Dual, primal_value
 from .fillable import Fillable
 from .operands import DualObjects, elements
-from .primitive import Boxed
+from .primitive import TRANSFORMS_RUNNING, Boxed
 
 __all__ = ["enter", "exit", "scope", "scoped", "NUMPY"]
 
@@ -368,8 +368,7 @@ WRAPPERS: dict[str, Callable] = {"array": _array, "isscalar": _isscalar, **{
     name: _converter(name) for name in CONVERSIONS if name != "array"}, **{
     name: _maker(name) for name in MAKERS}, **{name: _stacker(name) for name in STACKERS}}
 
-#: The thread of each transform running (list.append and remove are atomic).
-_RUNNING: list = []
+_RUNNING = TRANSFORMS_RUNNING
 _LOCK = threading.Lock()
 _NUMPY_NAMESPACE = vars(np)
 

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .primitive import Boxed
+from .primitive import TRANSFORMS_RUNNING, Boxed
 
 __all__ = ["Fillable", "resolved", "resolved_tree"]
 
@@ -79,6 +79,8 @@ class Fillable:
     @property  # type: ignore[misc]
     def __class__(self) -> type:
         # isinstance(out, np.ndarray) asks for it: see dualad.constructors.apparent_class
+        if not TRANSFORMS_RUNNING:
+            return Fillable
         from .constructors import apparent_class
         return apparent_class(self)
 

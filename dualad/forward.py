@@ -491,7 +491,7 @@ def read_leaf(o: Any, tag: Tag, seeds: int, transform: str = "jacfwd") -> tuple[
         primal, t = o, None
     if t is None:
         t = zeros_like_output(primal, (seeds,))
-    elif isinstance(t, np.ndarray) and not t.flags.writeable:
+    elif issubclass(type(t), np.ndarray) and not t.flags.writeable:
         t = t.copy()  # a broadcast view; hand out an ordinary array
     return primal, t
 

@@ -538,7 +538,7 @@ def _leaf_signature(leaf: Any) -> Any:
         return None if leaf.dtype.hasobject else (leaf.shape, leaf.dtype, leaf.strides)
     if kind is float or kind is int or kind is complex:
         return kind
-    if isinstance(leaf, np.generic) and not isinstance(leaf, np.object_):
+    if issubclass(kind, np.generic) and kind is not np.object_:  # (no Dual's __class__)
         return kind
     return None
 

@@ -143,7 +143,7 @@ def rebuild(x: Any, leaf: Callable[[Any], Any]) -> Any:
     kind = type(x)
     if kind is tuple or kind is list:
         return kind(rebuild(v, leaf) for v in x)
-    if isinstance(x, tuple):
+    if issubclass(kind, tuple):  # a named tuple
         return kind(*(rebuild(v, leaf) for v in x))
     if kind is dict:
         return {key: rebuild(v, leaf) for key, v in x.items()}

@@ -66,7 +66,7 @@ def _original_odeint() -> Callable:
 
 def _vector(out: Any) -> Any:
     """``func``'s result (an array or a list of scalars) as a 1-D array."""
-    if isinstance(out, (list, tuple)):
+    if not isinstance(out, Boxed) and isinstance(out, (list, tuple)):
         out = np.stack([v if isinstance(v, Boxed) else np.asarray(v, dtype=float)
                         for v in out])
     return np.reshape(out, (-1,))
