@@ -115,6 +115,16 @@ def test_results_keep_scipy_s_fields():
     assert_allclose(dualad.jacfwd(result)(P), np.eye(2))
 
 
+def test_newton_s_args_as_a_list():
+    """pvlib's singlediode passes newton args=[current, *params], a list, which SciPy's
+    newton unpacks as it is (root and brentq wrap a non-tuple in a tuple)."""
+    def elementwise(p):
+        return so.newton(lambda x, a, b: x ** 2 - a * b, np.ones(2), args=[p, 2.0], tol=1e-15)
+
+    assert_allclose(dualad.jacfwd(elementwise)(P), np.diag(1.0 / np.sqrt(2.0 * P)),
+                    rtol=1e-12)
+
+
 def test_nothing_differentiated_gives_scipy_s_own_result():
     plain = so.root(lambda x: x ** 3 - 2.0, [1.0])
     assert so.root.__wrapped__ is not so.root  # dualad's dispatcher, SciPy's within

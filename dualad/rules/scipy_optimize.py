@@ -395,7 +395,8 @@ def newton(func: Callable, x0: Any, fprime: Callable | None = None, args: Any = 
         _warn_unconverged("scipy.optimize.newton", found[1].converged, found[1].flag)
     elif full_output:
         _warn_unconverged("scipy.optimize.newton", bool(np.all(found[1])), "some elements")
-    x = _implicit(_bound(func, args), x, "scipy.optimize.newton",
+    # (newton unpacks its args as they come: pvlib passes a list)
+    x = _implicit(_bound(func, tuple(args)), x, "scipy.optimize.newton",
                   diagonal=np.ndim(x) > 0)
     if not full_output:
         return x
