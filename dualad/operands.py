@@ -401,6 +401,55 @@ def _wrap_statistics() -> None:
 _wrap_statistics()
 
 
+# ---------------------------------------------------------------------------
+# np.vectorize of a Dual, and numpy.linalg given lists of Duals
+# ---------------------------------------------------------------------------
+# np.vectorize runs its function on each element (a 0-d Dual) and returns NumPy's
+# object array of the results: made one Dual, it reaches np.linalg and NumPy's other
+# C code as a Dual, not as dtype('O'). numpy.linalg converts a list of lists itself
+# (np.linalg.det([[x[0], x[1]], ...]) dispatches on the list, not on its items) and
+# its gufuncs cannot take the object array NumPy makes of it: dualad says so.
+
+def _vectorized_to_dual(method: Callable) -> Callable:
+    def wrapped(self, *args, **kwargs):
+        out = method(self, *args, **kwargs)
+        if not holds_box(args) and not holds_box(kwargs.values()):
+            return out
+        return tuple(map(from_objects, out)) if type(out) is tuple else from_objects(out)
+
+    wrapped.__wrapped__ = method
+    return wrapped
+
+
+def _refusing_objects(common_type: Callable) -> Callable:
+    def wrapped(*arrays):
+        if any(type(a) is np.ndarray and a.dtype == object and holds_box(a.ravel())
+               for a in arrays):
+            name = f"numpy.linalg.{sys._getframe(1).f_code.co_name}"
+            raise TypeError(
+                f"{name} was given a list or object array holding Duals: NumPy makes an "
+                "object array of it, which its linear algebra cannot take. Make it one "
+                "array first: np.array([[x[0], x[1]], ...]) in the function being "
+                "differentiated, or np.stack([...]).")
+        return common_type(*arrays)
+
+    wrapped.__wrapped__ = common_type
+    return wrapped
+
+
+def _wrap_vectorize_and_linalg() -> None:
+    call = np.vectorize.__call__
+    if not hasattr(call, "__wrapped__"):
+        np.vectorize.__call__ = _vectorized_to_dual(call)
+    linalg = sys.modules.get("numpy.linalg._linalg")  # (each function's common dtype)
+    common_type = getattr(linalg, "_commonType", None)
+    if common_type is not None and not hasattr(common_type, "__wrapped__"):
+        linalg._commonType = _refusing_objects(common_type)
+
+
+_wrap_vectorize_and_linalg()
+
+
 def written_value(value: Any) -> Any:
     """A value written into an array (``out[i:j] = [y[1], 2.0]``), as NumPy reads it."""
     return as_operand(resolved_tree(value))

@@ -206,6 +206,10 @@ IDIOMS = {
         lambda x: _inverse_stacked(x).sum() * np.linalg.inv(np.stack(
             [np.stack([x[0], 0.1 + 0 * x[0]]), np.stack([0.1 + 0 * x[0], x[1]])])).ravel()[:3]),
     "np.empty(dtype=object) filled, into np.linalg": (_objects_filled, _objects_filled_twin),
+    "np.vectorize's result into np.linalg.solve": (
+        lambda x: np.linalg.solve(np.vectorize(lambda a: a * a + 1.0)(np.outer(x[:2], x[1:])),
+                                  x[:2]),
+        lambda x: np.linalg.solve(np.outer(x[:2], x[1:]) ** 2 + 1.0, x[:2])),
     "a ufunc into out= with where=": (
         lambda x: np.log(x ** 2, out=np.full_like(x, -9.0), where=x > 0)
         + np.multiply(x, 2.0, out=np.zeros(3)),
@@ -444,6 +448,17 @@ def test_a_dual_is_an_ndarray_only_to_the_code_a_transform_runs():
         assert found == [("user", True, False, False), ("scipy", False), ("thread", False)]
         assert not isinstance(kept.pop(), np.ndarray)  # after the transform
         found.clear()
+
+
+@pytest.mark.parametrize("linalg", [np.linalg.inv, np.linalg.det, np.linalg.eigvalsh,
+                                    lambda m: np.linalg.solve(m, np.ones(2))],
+                         ids=["inv", "det", "eigvalsh", "solve"])
+def test_numpy_linalg_of_a_list_of_duals_says_what_to_do(linalg):
+    """numpy.linalg converts a list itself (no protocol sees the Duals in it): dualad's
+    message, not NumPy's dtype('O') error."""
+    with pytest.raises(TypeError, match=r"numpy\.linalg\.\w+ was given a list .* np\.stack"):
+        dualad.grad(lambda x: np.sum(linalg([[x[0], 0.1], [0.1, x[1]]])))(X[:2])
+    assert_allclose(np.linalg.det([[1.0, 2.0], [3.0, 4.0]]), -2.0)  # plain lists: NumPy's
 
 
 def test_an_array_kept_from_a_call_is_never_silently_wrong():
