@@ -363,6 +363,7 @@ def apparent_class(x: Any) -> type:
     return _ndarray if array else kind
 
 
+Boxed._apparent_class = Fillable._apparent_class = apparent_class  # type: ignore[assignment]
 _array = functools.wraps(NUMPY["array"])(_array)
 WRAPPERS: dict[str, Callable] = {"array": _array, "isscalar": _isscalar, **{
     name: _converter(name) for name in CONVERSIONS if name != "array"}, **{

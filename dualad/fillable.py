@@ -76,13 +76,12 @@ class Fillable:
             view._root, view._make = root, lambda value: make(outer(value))
         return view
 
+    def _apparent_class(self) -> type:  # (as a Dual's: see Boxed)
+        return Fillable
+
     @property  # type: ignore[misc]
     def __class__(self) -> type:
-        # isinstance(out, np.ndarray) asks for it: see dualad.constructors.apparent_class
-        if not TRANSFORMS_RUNNING:
-            return Fillable
-        from .constructors import apparent_class
-        return apparent_class(self)
+        return self._apparent_class() if TRANSFORMS_RUNNING else Fillable
 
     def value(self) -> Any:
         """The NumPy array, or the Dual it became."""

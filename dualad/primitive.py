@@ -165,13 +165,14 @@ class Boxed:
         once the interpreter has taken the call over: its Dual)."""
         return self
 
+    def _apparent_class(self) -> type:
+        """The class ``__class__`` gives while a transform runs (``isinstance(x,
+        np.ndarray)`` asks): dualad.constructors installs its ``apparent_class``."""
+        return type(self)
+
     @property  # type: ignore[misc]
     def __class__(self) -> type:
-        # isinstance(x, np.ndarray) asks for it: see dualad.constructors.apparent_class
-        if not TRANSFORMS_RUNNING:
-            return type(self)
-        from .constructors import apparent_class
-        return apparent_class(self)
+        return self._apparent_class() if TRANSFORMS_RUNNING else type(self)
 
 
 #: Functions users call directly with Duals that are neither NumPy's protocols nor
