@@ -298,6 +298,8 @@ def test_complex_loggamma_and_polygamma_are_mpmath_s():
     for n in range(5):
         want = [complex(mpmath.polygamma(n, mpmath.mpc(v.real, v.imag))) for v in z]
         assert_allclose(_polygamma(n, z), want, rtol=2e-15)
+    # nan, inf and far into the left half-plane (past 10⁴ steps of the recurrence): nan
+    assert np.isnan(_polygamma(1, np.array([np.nan + 0j, complex(np.inf, 1.0), -2e4 + 1j]))).all()
     assert_allclose(dualad.hessian(lambda z: scipy_special.digamma(z).sum(),
                                    holomorphic=True)(z[:2]),
                     np.diag([complex(mpmath.polygamma(2, mpmath.mpc(v.real, v.imag)))

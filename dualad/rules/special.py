@@ -77,10 +77,11 @@ def _polygamma(n, x):
     return np.where(n == 0, sc.psi(x), fac2)
 
 
-# B₂ₖ/(2k)!·(2k+n-1)!... is built from these Bernoulli numbers B₂, B₄, ..., B₂₀.
+# The Bernoulli numbers B₂, B₄, ..., B₂₀ of the asymptotic series.
 _BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
               43867 / 798, -174611 / 330]
 _ASYMPTOTIC_FROM = 20.0  # the real part the recurrence lifts z to
+_MOST_STEPS = 10_000  # further left (Re z < -10⁴) the result is nan, not a long loop
 
 
 def _complex_polygamma(n, z):
@@ -94,6 +95,8 @@ def _complex_polygamma(n, z):
     out[digamma] = sc.psi(z[digamma])
     order, z = n[~digamma].astype(float), z[~digamma]
     steps = np.maximum(np.ceil(_ASYMPTOTIC_FROM - z.real), 0.0)
+    bad = ~(np.isfinite(z) & (steps <= _MOST_STEPS))  # nan, inf, far left: nan
+    z, steps = np.where(bad, _ASYMPTOTIC_FROM, z), np.where(bad, 0.0, steps)
     lifted = np.zeros_like(z)
     for k in range(int(steps.max(initial=0.0))):
         lifted += np.where(k < steps, (z + k) ** -(order + 1.0), 0.0)
@@ -101,7 +104,8 @@ def _complex_polygamma(n, z):
     series = sc.gamma(order) / w ** order + sc.gamma(order + 1.0) / (2.0 * w ** (order + 1.0))
     for k, b in enumerate(_BERNOULLI, start=1):
         series += b * sc.gamma(2 * k + order) / (math.factorial(2 * k) * w ** (2 * k + order))
-    out[~digamma] = (-1.0) ** (order + 1.0) * (series + sc.gamma(order + 1.0) * lifted)
+    value = (-1.0) ** (order + 1.0) * (series + sc.gamma(order + 1.0) * lifted)
+    out[~digamma] = np.where(bad, np.nan, value)
     return out
 
 
