@@ -96,8 +96,7 @@ def _called_by_name(name: str, kept: frozenset, sourceless: bool = False) -> boo
     ndarray unchecked) and the packages kept get NumPy's own function. Code whose
     source is not at hand (``exec``, ``python -c``) gets ``sourceless``."""
     frame = sys._getframe(2)
-    if frame.f_globals.get("__name__", "").partition(".")[0] in kept \
-            and not frame.f_code.co_filename.startswith("<"):  # (a doctest of the package)
+    if _in_packages(frame, kept):
         return False
     callee = _callee(frame)
     return callee == name or (sourceless and callee is _NO_SOURCE)
@@ -336,10 +335,13 @@ def _transformed_code(depth: int) -> Any:
     if not _RUNNING or get_ident() not in _RUNNING:
         return None
     frame = sys._getframe(depth)
-    if frame.f_globals.get("__name__", "").partition(".")[0] in _KEEP_NUMPY_S \
-            and not frame.f_code.co_filename.startswith("<"):
-        return None
-    return frame
+    return None if _in_packages(frame, _KEEP_NUMPY_S) else frame
+
+
+def _in_packages(frame: Any, packages: frozenset) -> bool:
+    """Whether ``frame`` runs the code of one of ``packages`` (not a doctest of it)."""
+    return frame.f_globals.get("__name__", "").partition(".")[0] in packages \
+        and not frame.f_code.co_filename.startswith("<")
 
 
 def apparent_class(x: Any) -> type:

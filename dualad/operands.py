@@ -379,10 +379,13 @@ def object_loop_method(ufunc: np.ufunc) -> Callable:
 # looked up on every call, are wrapped: a list, tuple or object array holding Duals
 # becomes one Dual and goes to dualad's rule; anything else runs NumPy's code.
 
+def _object_array_of_boxes(a: Any) -> bool:
+    return type(a) is np.ndarray and a.dtype == object and holds_box(a.ravel())
+
+
 def _objects_to_rule(method: Callable, func: Callable) -> Callable:
     def wrapped(a, *args, **kwargs):
-        if (type(a) in (list, tuple) and holds_box(a)) or (
-                type(a) is np.ndarray and a.dtype == object and holds_box(a.ravel())):
+        if (type(a) in (list, tuple) and holds_box(a)) or _object_array_of_boxes(a):
             return func(from_objects(np.array(a, dtype=object)), *args, **kwargs)
         return method(a, *args, **kwargs)
 
@@ -423,8 +426,7 @@ def _vectorized_to_dual(method: Callable) -> Callable:
 
 def _refusing_objects(common_type: Callable) -> Callable:
     def wrapped(*arrays):
-        if any(type(a) is np.ndarray and a.dtype == object and holds_box(a.ravel())
-               for a in arrays):
+        if any(map(_object_array_of_boxes, arrays)):
             name = f"numpy.linalg.{sys._getframe(1).f_code.co_name}"
             raise TypeError(
                 f"{name} was given a list or object array holding Duals: NumPy makes an "
