@@ -200,6 +200,14 @@ class DualObjects(np.ndarray):
         return func(*_one_dual_each(args), **_one_dual_each(kwargs))
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
+        out = kwargs.get("out", ())
+        if any(type(o) is DualObjects for o in out):
+            # Written in place (np.add(m, 1.0, out=m)): NumPy's loop over the elements,
+            # each a Dual, as for a plain object array.
+            plain = lambda v: v.view(np.ndarray) if type(v) is DualObjects else v  # noqa: E731
+            kwargs["out"] = tuple(map(plain, out))
+            getattr(ufunc, method)(*map(plain, inputs), **kwargs)
+            return out[0] if len(out) == 1 else out
         return getattr(ufunc, method)(*_one_dual_each(inputs), **_one_dual_each(kwargs))
 
 

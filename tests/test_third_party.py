@@ -151,6 +151,13 @@ def _objects_filled_twin(x):
     return np.linalg.solve(m, x[:2]) + np.linalg.det(m)
 
 
+def _objects_written_in_place(x):
+    m = np.empty((2, 2), dtype=object)
+    m[0, 0], m[0, 1], m[1, 0], m[1, 1] = x[0], 0.5, 0.5 * x[2], x[1]
+    np.multiply(m, 3.0, out=m)  # in place: m itself holds the products
+    return np.linalg.solve(m / 3.0, x[:2]) * 3.0 + np.linalg.det(m) / 3.0
+
+
 #: Library idioms, each with the same function written with Dual-friendly calls.
 IDIOMS = {
     "asarray dtype=float": (lambda x: np.asarray(x, dtype=float) ** 2 + x,
@@ -206,6 +213,8 @@ IDIOMS = {
         lambda x: _inverse_stacked(x).sum() * np.linalg.inv(np.stack(
             [np.stack([x[0], 0.1 + 0 * x[0]]), np.stack([0.1 + 0 * x[0], x[1]])])).ravel()[:3]),
     "np.empty(dtype=object) filled, into np.linalg": (_objects_filled, _objects_filled_twin),
+    "an object array written in place by a ufunc's out=": (
+        _objects_written_in_place, lambda x: _objects_filled_twin(x) * 3.0),
     "np.vectorize's result into np.linalg.solve": (
         lambda x: np.linalg.solve(np.vectorize(lambda a: a * a + 1.0)(np.outer(x[:2], x[1:])),
                                   x[:2]),
