@@ -197,6 +197,8 @@ class DualObjects(np.ndarray):
 
     def __array_function__(self, func: Callable, types: tuple, args: tuple,
                            kwargs: dict) -> Any:
+        if func in _WRITING_FUNCTIONS:  # into their first argument: NumPy's, on it
+            return func(*map(_plain_objects, args), **kwargs)
         return func(*_one_dual_each(args), **_one_dual_each(kwargs))
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
@@ -204,11 +206,20 @@ class DualObjects(np.ndarray):
         if any(type(o) is DualObjects for o in out):
             # Written in place (np.add(m, 1.0, out=m)): NumPy's loop over the elements,
             # each a Dual, as for a plain object array.
-            plain = lambda v: v.view(np.ndarray) if type(v) is DualObjects else v  # noqa: E731
-            kwargs["out"] = tuple(map(plain, out))
-            getattr(ufunc, method)(*map(plain, inputs), **kwargs)
+            kwargs["out"] = tuple(map(_plain_objects, out))
+            getattr(ufunc, method)(*map(_plain_objects, inputs), **kwargs)
             return out[0] if len(out) == 1 else out
         return getattr(ufunc, method)(*_one_dual_each(inputs), **_one_dual_each(kwargs))
+
+
+#: NumPy's functions that write into their first argument: a DualObjects given them is
+#: written element by element, as a plain object array is.
+_WRITING_FUNCTIONS = frozenset({np.copyto, np.put, np.place, np.putmask, np.fill_diagonal,
+                                np.put_along_axis})
+
+
+def _plain_objects(v: Any) -> Any:
+    return v.view(np.ndarray) if type(v) is DualObjects else v
 
 
 def _one_dual_each(values: Any) -> Any:

@@ -459,6 +459,21 @@ def test_a_dual_is_an_ndarray_only_to_the_code_a_transform_runs():
         found.clear()
 
 
+@pytest.mark.parametrize("transform", ["jacfwd", "jacrev", "hessian"])
+def test_numpy_s_writing_functions_write_into_an_object_array_of_duals(transform):
+    def f(x):
+        m = np.array([[x[0], 0.5], [0.5, x[1]]], dtype=object)
+        np.fill_diagonal(m, [2.0 * x[0], x[1] * x[1]])
+        np.copyto(m[1:], np.array([[0.25, x[1] * x[1]]], dtype=object))
+        return np.linalg.det(m) + 0 * x[0]  # 2·x0·x1² − 0.125
+
+    x = X[:2]
+    exact = {"jacfwd": [2 * x[1] ** 2, 4 * x[0] * x[1]],
+             "jacrev": [2 * x[1] ** 2, 4 * x[0] * x[1]],
+             "hessian": [[0.0, 4 * x[1]], [4 * x[1], 4 * x[0]]]}[transform]
+    assert_allclose(getattr(dualad, transform)(f)(x), exact, rtol=1e-13)
+
+
 @pytest.mark.parametrize("linalg", [np.linalg.inv, np.linalg.det, np.linalg.eigvalsh,
                                     lambda m: np.linalg.solve(m, np.ones(2))],
                          ids=["inv", "det", "eigvalsh", "solve"])
