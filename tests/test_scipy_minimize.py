@@ -221,6 +221,10 @@ def test_least_squares_and_curve_fit_of_a_line_are_the_pseudo_inverse():
         "least_squares": lambda y: so.least_squares(lambda c: A @ c - y, np.zeros(2)).x,
         "curve_fit": lambda y: so.curve_fit(lambda t, a, b: a + b * t, A[:, 1], y,
                                             p0=[0.0, 0.0])[0],
+        # (no p0: SciPy counts the parameters of f, read through dualad's callback)
+        "curve_fit, no p0": lambda y: so.curve_fit(lambda t, a, b: a + b * t, A[:, 1], y)[0],
+        "curve_fit, no p0, closure": lambda y: so.curve_fit(
+            lambda t, a, b: a + b * t + 0.0 * y[0], A[:, 1], y)[0],
     }
     for fit in fits.values():
         assert_allclose(dualad.jacfwd(fit)(Y), np.linalg.pinv(A), atol=1e-13)

@@ -40,6 +40,7 @@ cost: one type test per callback call).
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -80,6 +81,7 @@ class _Watched:
     """
 
     def __init__(self, fun: Callable) -> None:
+        self.given = fun
         rebuild, leaves = lifted(fun, mutable=False)
         self.boxed = bool(leaves)
         if leaves:
@@ -87,6 +89,10 @@ class _Watched:
             _on_the_host(plain)
             fun = rebuild(plain)
         self.fun = fun
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return inspect.signature(self.given)  # (curve_fit counts the parameters of f)
 
     def __call__(self, *args: Any) -> Any:
         out = self.fun(*args)
