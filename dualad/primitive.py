@@ -27,6 +27,7 @@ __all__ = [
     "Primitive",
     "Tag",
     "EscapedDualError",
+    "NeedsHost",
     "Over",
     "Boxed",
     "register_backend",
@@ -199,6 +200,12 @@ def entry_point(func: Callable) -> Callable:
 
     ENTRY_POINTS.add(func)
     return entry
+
+
+class NeedsHost(TypeError):
+    """A rule that runs on NumPy values on the host (SciPy's solvers, decisions on
+    values) met the arrays of another backend: JAX tracers under ``dualad_gpu``,
+    whose transforms then run dualad's NumPy transform on the host instead."""
 
 
 def backend_of(args: Sequence) -> str:

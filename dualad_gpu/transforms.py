@@ -22,16 +22,18 @@ other code; float32 stays float32.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optree
 
 import dualad
 from dualad import Dual
-from dualad.primitive import Tag
+from dualad.primitive import NeedsHost, Tag
 
 from .cache import LRUCache, state_key
 from .sharding import default_mesh, seed_placement
@@ -118,13 +120,18 @@ class _Entry:
 
     ``fun`` is the function of the latest call; any function with the same key
     computes the same thing, so a retrace (a new input shape) may use it.
+    ``on_host`` is set when tracing met a rule that needs NumPy values
+    (:class:`~dualad.primitive.NeedsHost`): the calls then run ``make(fun,
+    on_host=True)``, dualad's NumPy transform, on host copies of the arguments.
     """
 
-    __slots__ = ("fun", "compiled", "traces", "__weakref__")
+    __slots__ = ("fun", "make", "compiled", "traces", "on_host", "__weakref__")
 
-    def __init__(self, make: Callable[[Callable], Callable]) -> None:
+    def __init__(self, make: Callable[..., Callable]) -> None:
         self.fun: Callable | None = None
+        self.make = make
         self.traces = 0
+        self.on_host = False
 
         def traced(*args):
             self.traces += 1
@@ -133,12 +140,44 @@ class _Entry:
 
         self.compiled = compile_transform(traced)
 
+    def on_the_host(self, fun: Callable, args: tuple) -> Any:
+        """``make(fun, on_host=True)`` on host copies of ``args``, as JAX arrays."""
+        out = self.make(fun, on_host=True)(*optree.tree_map(_to_host, args))
+        with jax.enable_x64(True):
+            return optree.tree_map(_to_device, out)
+
+
+def _to_host(a: Any) -> Any:
+    return np.asarray(a) if isinstance(a, jax.Array) else a
+
+
+def _traced(args: tuple) -> bool:
+    """Whether ``args`` hold JAX tracers (Duals' parts included)."""
+    for a in optree.tree_leaves(args):
+        while isinstance(a, Dual):
+            a = a.primal
+        if isinstance(a, jax.core.Tracer):
+            return True
+    return False
+
+
+def _to_device(a: Any) -> Any:
+    return jnp.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else a
+
+
+def _jitted(on_host: bool, *mesh: Any) -> dict:
+    """A dualad transform's options under jax.jit (no replay: it traces once; the
+    seeds placed on ``mesh`` where given), or on the host (dualad's defaults)."""
+    if on_host:
+        return {}
+    return {"replay": False, **({"seed_placement": _placement(mesh[0])} if mesh else {})}
+
 
 _CACHE = LRUCache()
 
 
 def _entry(kind: str, options: tuple, fun: Callable,
-           make: Callable[[Callable], Callable]) -> _Entry:
+           make: Callable[..., Callable]) -> _Entry:
     """The compiled transform for ``fun`` as it is now (its code and state)."""
     state, arrays = state_key(fun)
     entry = _CACHE.get_or_add((kind, options, state), arrays, lambda: _Entry(make))
@@ -147,8 +186,19 @@ def _entry(kind: str, options: tuple, fun: Callable,
 
 
 def _run(entry: _Entry, kind: str, options: tuple, fun: Callable, *args: Any) -> Any:
+    if entry.on_host:
+        return entry.on_the_host(fun, args)
     traces = entry.traces
-    out = entry.compiled(*args)
+    try:
+        out = entry.compiled(*args)
+    except NeedsHost as why:
+        if _traced(args):  # inside another trace: the outermost runs on the host
+            raise
+        entry.on_host = True
+        warnings.warn(f"dualad_gpu.{kind} of {getattr(fun, '__qualname__', fun)!s}: {why}. "
+                      "It runs dualad's NumPy transform on the host instead of jax.jit (the "
+                      "same derivatives, as JAX arrays)", RuntimeWarning, stacklevel=4)
+        out = entry.on_the_host(fun, args)
     if entry.traces != traces:
         # Tracing may change what ``fun`` reads (a list it appends to): the state
         # it left keys the same program, or every call would trace again.
@@ -157,13 +207,13 @@ def _run(entry: _Entry, kind: str, options: tuple, fun: Callable, *args: Any) ->
     return out
 
 
-def _call(kind: str, options: tuple, fun: Callable, make: Callable[[Callable], Callable],
+def _call(kind: str, options: tuple, fun: Callable, make: Callable[..., Callable],
           *args: Any) -> Any:
     return _run(_entry(kind, options, fun, make), kind, options, fun, *args)
 
 
 def _transform(kind: str, options: tuple, fun: Callable,
-               make: Callable[[Callable], Callable]) -> Callable:
+               make: Callable[..., Callable]) -> Callable:
     """A function of ``fun``'s arguments running the compiled ``make(fun)``."""
     make(fun)  # the options are checked now, as dualad's transform checks them
 
@@ -192,9 +242,9 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool =
     >>> dualad_gpu.jvp(np.sin, (np.zeros(2),), (np.ones(2),))[1]
     Array([1., 1.], dtype=float64)
     """
-    return _call("jvp", (batched, has_aux), fun, lambda f: (
+    return _call("jvp", (batched, has_aux), fun, lambda f, on_host=False: (
         lambda p, t: dualad.jvp(f, p, t, batched=batched, has_aux=has_aux,
-                                replay=False)),
+                                **_jitted(on_host))),
         tuple(primals), tuple(tangents))
 
 
@@ -222,9 +272,9 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *,
            [3., 4.]], dtype=float64)
     """
     options = (_argnums_key(argnums), chunk_size, has_aux, holomorphic, mesh)
-    return _transform("jacfwd", options, fun, lambda f: dualad.jacfwd(
+    return _transform("jacfwd", options, fun, lambda f, on_host=False: dualad.jacfwd(
         f, argnums, chunk_size=chunk_size, has_aux=has_aux, holomorphic=holomorphic,
-        seed_placement=_placement(mesh), replay=False))
+        **_jitted(on_host, mesh)))
 
 
 jacobian = jacfwd
@@ -236,9 +286,9 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *,
     """Compiled :func:`dualad.jacrev`, its cotangent seeds sharded over ``mesh``
     (as in :func:`jacfwd`)."""
     options = (_argnums_key(argnums), chunk_size, has_aux, holomorphic, nan_safe, mesh)
-    return _transform("jacrev", options, fun, lambda f: dualad.jacrev(
+    return _transform("jacrev", options, fun, lambda f, on_host=False: dualad.jacrev(
         f, argnums, chunk_size=chunk_size, has_aux=has_aux, holomorphic=holomorphic,
-        nan_safe=nan_safe, seed_placement=_placement(mesh), replay=False))
+        nan_safe=nan_safe, **_jitted(on_host, mesh)))
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, *,
@@ -253,16 +303,18 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     [5.5, 1.7163378145367738]
     """
     options = (_argnums_key(argnums), has_aux, holomorphic, nan_safe)
-    return _transform("grad", options, fun, lambda f: dualad.grad(
-        f, argnums, has_aux, holomorphic=holomorphic, nan_safe=nan_safe, replay=False))
+    return _transform("grad", options, fun, lambda f, on_host=False: dualad.grad(
+        f, argnums, has_aux, holomorphic=holomorphic, nan_safe=nan_safe,
+        **_jitted(on_host)))
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                    *, holomorphic: bool = False, nan_safe: bool = False) -> Callable:
     """Compiled :func:`dualad.value_and_grad`."""
     options = (_argnums_key(argnums), has_aux, holomorphic, nan_safe)
-    return _transform("value_and_grad", options, fun, lambda f: dualad.value_and_grad(
-        f, argnums, has_aux, holomorphic=holomorphic, nan_safe=nan_safe, replay=False))
+    return _transform("value_and_grad", options, fun, lambda f, on_host=False:
+                      dualad.value_and_grad(f, argnums, has_aux, holomorphic=holomorphic,
+                                            nan_safe=nan_safe, **_jitted(on_host)))
 
 
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
@@ -271,16 +323,17 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
     """Compiled :func:`dualad.hessian` (hyper-duals or forward-over-reverse by size),
     its ε1 seeds sharded over ``mesh`` (as in :func:`jacfwd`)."""
     options = (_argnums_key(argnums), chunk_size, mode, holomorphic, mesh)
-    return _transform("hessian", options, fun, lambda f: dualad.hessian(
+    return _transform("hessian", options, fun, lambda f, on_host=False: dualad.hessian(
         f, argnums, chunk_size=chunk_size, mode=mode, holomorphic=holomorphic,
-        seed_placement=_placement(mesh), replay=False))
+        **_jitted(on_host, mesh)))
 
 
 def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *, mode: str = "fwd-rev",
         chunk_size: int | None = None) -> Any:
     """Compiled :func:`dualad.hvp`: ∇²f(x)·v."""
-    return _call("hvp", (mode, chunk_size), fun, lambda f: (
-        lambda p, t: dualad.hvp(f, p, t, mode=mode, chunk_size=chunk_size, replay=False)),
+    return _call("hvp", (mode, chunk_size), fun, lambda f, on_host=False: (
+        lambda p, t: dualad.hvp(f, p, t, mode=mode, chunk_size=chunk_size,
+                                **_jitted(on_host))),
         tuple(primals), tuple(tangents))
 
 
@@ -291,7 +344,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False, nan_safe: bool = Fa
     pullback recomputes the forward pass inside its program (XLA keeps what it
     needs).
     """
-    def primal_out(f):  # through dualad, so NumPy calls on tracers dispatch to JAX
+    def primal_out(f, on_host=False):  # through dualad: NumPy calls on tracers go to JAX
         def run(*p):
             result = dualad.vjp(f, *p, has_aux=has_aux)
             return (result[0], result[2]) if has_aux else result[0]
@@ -302,7 +355,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False, nan_safe: bool = Fa
     out, aux = out if has_aux else (out, None)
     # The pullback of the function as it is at this call.
     options = (has_aux, nan_safe)
-    pullback = _entry("vjp-pullback", options, fun, lambda f: (
+    pullback = _entry("vjp-pullback", options, fun, lambda f, on_host=False: (
         lambda p, ct: dualad.vjp(f, *p, has_aux=has_aux, nan_safe=nan_safe)[1](ct)))
 
     def vjp_fn(ct):

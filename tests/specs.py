@@ -61,8 +61,9 @@ class Spec:
     # The same function written with jax.numpy / jax.scipy, for the JAX cross-check
     # (tests/test_specs_against_jax.py) in first and second order.
     jax: Callable[..., Any] | None = None
-    # False where dualad_gpu refuses the function (an output shape that depends on
-    # the values, as jax.jit refuses it): the coverage table and GPU tests skip it.
+    # False where no JAX kernel computes the function under dualad_gpu (an output shape
+    # that depends on the values, as jax.jit refuses it; SciPy's solvers, run on the
+    # host): the coverage table and the GPU tests of JAX kernels skip it.
     gpu: bool = True
     # True for adaptive solvers (solve_ivp, odeint): their error control spans every
     # seed of a batch, so a batch, a chunk and single seeds agree to the row's

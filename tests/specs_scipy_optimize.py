@@ -18,9 +18,10 @@ in ``tests/test_scipy_quadrature.py``). The other rows have no JAX twin: JAX has
 none of these solvers (nor ``rosen``). The ODE rows
 (``solve_ivp``) are ``adaptive``: they agree with themselves (batches, chunks,
 forward and reverse) to their tolerance, not to rounding; they are checked against
-classical RK4 written in JAX (JAX's own ``odeint`` has reverse mode only). Not under
-dualad_gpu: SciPy's solvers run on the host. The Rosenbrock rows are plain NumPy,
-under dualad_gpu too.
+classical RK4 written in JAX (JAX's own ``odeint`` has reverse mode only). The rows are
+``gpu=False`` (no JAX kernel computes them): SciPy's solvers need NumPy values, and
+dualad_gpu runs every row on the host (tests/test_gpu_scipy_solvers.py). The Rosenbrock
+rows are plain NumPy, on JAX's kernels under dualad_gpu.
 """
 
 from __future__ import annotations

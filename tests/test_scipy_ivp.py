@@ -286,13 +286,6 @@ def test_what_has_no_derivative_is_a_type_error():
                                           [1.0]).y[:, -1])(np.array([1.0]))
 
 
-def test_dualad_gpu_says_the_solver_runs_on_the_host():
-    jax = pytest.importorskip("jax")
-    import dualad_gpu
-    with jax.enable_x64(True), pytest.raises(TypeError, match="host"):
-        dualad_gpu.jacfwd(lambda p: decay(p))(P)
-
-
 def test_the_callbacks_writes_land_in_the_users_objects():
     # SciPy's solve runs the user's own object: a count kept on it counts that solve
     class Counted:

@@ -148,13 +148,6 @@ def test_a_solver_that_did_not_converge_warns():
         dualad.jacfwd(stopped)(P)
 
 
-def test_under_dualad_gpu_a_solver_says_it_runs_on_the_host():
-    dualad_gpu = pytest.importorskip("dualad_gpu")
-    cube_root = lambda p: so.brentq(lambda x: x ** 3 - p[0], 0.0, 5.0)
-    with pytest.raises(TypeError, match="on the host"):
-        dualad_gpu.jacfwd(cube_root)(P)
-
-
 # -- large roots: a sparse ∂F/∂x ------------------------------------------------------
 
 def _bratu(n):

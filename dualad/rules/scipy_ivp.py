@@ -26,8 +26,9 @@ method's object, a ``functools.partial``: see :mod:`dualad.rules.closures`).
 
 ``sol`` (``dense_output=True``) evaluates to Duals: each call solves the sensitivity
 system again up to the times it is asked for (its primal values are SciPy's
-interpolant's). Under dualad_gpu (jax.jit) solve_ivp raises a TypeError: SciPy's
-solver runs on the host; differentiate ``odeint`` there, or dualad's own transforms.
+interpolant's). SciPy's solver needs NumPy values: under dualad_gpu a function that
+calls solve_ivp is differentiated by dualad's NumPy transforms on the host (see
+:class:`dualad.primitive.NeedsHost`).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ import optree
 from ..dual import primal_value
 from ..fillable import resolved_tree
 from ..operands import as_operand
-from ..primitive import Boxed, backend_of
+from ..primitive import Boxed, NeedsHost, backend_of
 from .closures import lifted
 from .scipy_functions import original, scipy_rule, with_primal
 from .scipy_integrate import _vector, moved, odeint_p
@@ -145,10 +146,8 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: Any = "RK45", t_eval:
         t_eval = as_operand(resolved_tree(t_eval))
     rebuild, leaves = lifted((fun, args))  # (for the derivative: copies where need be)
     if backend_of(optree.tree_leaves(_primal_tree((leaves, y0, tuple(t_span))))) != "numpy":
-        raise TypeError("scipy.integrate.solve_ivp runs SciPy's solver on NumPy values, on "
-                        "the host: under dualad_gpu (jax.jit) it meets JAX values. Use "
-                        "scipy.integrate.odeint there (run on the host by a callback), or "
-                        "differentiate with dualad's own transforms")
+        raise NeedsHost("scipy.integrate.solve_ivp runs SciPy's solver on NumPy values, "
+                        "on the host: it met JAX values (jax.jit)")
     # SciPy's solve on plain values (see _Watched)
     watched, plain_events = _Watched(fun), _watched_events(listed)
     if callable(options.get("jac")):

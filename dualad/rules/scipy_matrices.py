@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..dual import as_operand, primal_value
-from ..primitive import Primitive
+from ..primitive import NeedsHost, Primitive
 from .decompositions import _mirror
 from .scipy_functions import _scipy, scipy_rule
 
@@ -105,8 +105,9 @@ def _read(name: str, a: Any, assume_a: Any, lower: bool) -> Any:
         return _band(a, 1, 1)
     if kind == "banded":  # the bandwidths SciPy detects on the values
         if not _computed(a):
-            raise TypeError(f"scipy.linalg.{name}(..., assume_a='banded') needs NumPy values: "
-                            "the bandwidths are detected on them (not under dualad_gpu)")
+            raise NeedsHost(f"scipy.linalg.{name}(..., assume_a='banded') needs NumPy values: "
+                            "the bandwidths are detected on them (dualad_gpu runs this on "
+                            "the host)")
         value = np.asarray(primal_value(a))
         i, j = np.nonzero(np.any(value != 0, axis=tuple(range(value.ndim - 2))))
         return _band(a, int(np.max(i - j, initial=0)), int(np.max(j - i, initial=0)))
@@ -250,8 +251,8 @@ def _qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fin
     plain = _computed(a)
     if pivoting:  # the columns' order is decided on the values (geqp3), then kept
         if not plain:
-            raise TypeError("scipy.linalg.qr(..., pivoting=True) needs NumPy values: the "
-                            "pivots are decided on them (not under dualad_gpu)")
+            raise NeedsHost("scipy.linalg.qr(..., pivoting=True) needs NumPy values: the "
+                            "pivots are decided on them (dualad_gpu runs this on the host)")
         if np.ndim(primal_value(a)) != 2:
             raise TypeError("scipy.linalg.qr(..., pivoting=True) of a stack of matrices is "
                             "not supported on Duals; call it on each matrix")

@@ -52,7 +52,7 @@ from ..dual import Dual, as_operand, primal_value
 from ..fillable import resolved_tree
 from ..hyperdual import HyperDual
 from ..operands import holds_box
-from ..primitive import Boxed, Primitive, backend_of
+from ..primitive import Boxed, NeedsHost, Primitive, backend_of
 from .closures import lifted
 from .scipy_functions import original, scipy_rule
 
@@ -64,9 +64,14 @@ def _holds_box(tree: Any) -> bool:
 
 
 def _primal_tree(tree: Any) -> Any:
-    """``tree`` with every perturbation dropped (arrays filled with Duals included)."""
+    """``tree`` with every perturbation dropped (arrays filled with Duals included): the
+    NumPy values SciPy's solver runs on (:class:`NeedsHost` for another backend's)."""
     tree = resolved_tree(tree)
-    return optree.tree_map(primal_value, tree) if _holds_box(tree) else tree
+    if not _holds_box(tree):
+        return tree
+    tree = optree.tree_map(primal_value, tree)
+    _on_the_host(optree.tree_leaves(tree))
+    return tree
 
 
 class _Watched:
@@ -108,9 +113,8 @@ class _Watched:
 
 def _on_the_host(values: list) -> None:
     if backend_of(values) != "numpy":
-        raise TypeError("SciPy's solvers run on NumPy values, on the host: under "
-                        "dualad_gpu (jax.jit) their callbacks meet JAX values. "
-                        "Differentiate this function with dualad's own transforms")
+        raise NeedsHost("SciPy's solvers run on NumPy values, on the host: they met JAX "
+                        "values (jax.jit)")
 
 
 def _vector(out: Any) -> Any:

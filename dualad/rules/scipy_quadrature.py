@@ -49,7 +49,7 @@ from ..primitive import Boxed, Primitive
 from .closures import lifted
 from .scipy_functions import original, scipy_rule, with_primal
 from .scipy_integrate import refusing_duals
-from .scipy_optimize import _holds_box, _primal_tree, _Watched
+from .scipy_optimize import _holds_box, _on_the_host, _primal_tree, _Watched
 
 _MODULE = "scipy.integrate"
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(21)
@@ -445,6 +445,7 @@ def _sample_weights(rule: Callable, n: int, **options: Any) -> np.ndarray:
 
 def _linear_in_samples(name: str, y: Any, axis: int, **options: Any) -> Any:
     y = as_operand(y)
+    _on_the_host([primal_value(y)])
     value = original(_MODULE, name)(primal_value(y), axis=axis, **options)
     if not isinstance(y, Boxed):
         return value
@@ -494,6 +495,7 @@ def cumulative_trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1,
 @scipy_rule(_MODULE, "fixed_quad")
 def fixed_quad(func: Callable, a: Any, b: Any, args: tuple = (), n: int = 5) -> Any:
     """``scipy.integrate.fixed_quad``: SciPy's Gauss–Legendre arithmetic, on Duals."""
+    _on_the_host([primal_value(a), primal_value(b)])  # (SciPy checks them for infinity)
     return original(_MODULE, "fixed_quad")(func, a, b, args, n)
 
 
