@@ -35,7 +35,7 @@ from dualad.sparse.transforms import MODES, SparseHessian, SparseJacobian, _with
 
 from .cache import ArrayState, StateKey
 from .sharding import seed_placement
-from .transforms import _CACHE, _Entry
+from .transforms import _CACHE, _Entry, compiled_or_on_host
 
 __all__ = ["sparse_jacobian", "sparse_hessian"]
 
@@ -267,12 +267,21 @@ def _evaluate(name: str, options: tuple, fun: Callable, sparsity: Any,
     entry = _CACHE.get_or_add(key + (call.state,), call.arrays, lambda: _Entry(make))
     entry.fun = fun
     traces = entry.traces
-    values = entry.compiled(plan.seeds, plan.positions, *args)
+    values = compiled_or_on_host(
+        entry, name, fun, (plan.seeds, plan.positions, *args),
+        lambda: _values_on_the_host(plan, args), stacklevel=3)
     if entry.traces != traces:  # as dualad_gpu.transforms._run, and the plan too
         call.walk()
         _CACHE.get_or_add(key + (call.state,), call.arrays, lambda: entry)
         _PLANS.get_or_add(call.plan_key, call.arrays, lambda: plan)
     return plan, values
+
+
+def _values_on_the_host(plan: _Plan, args: tuple) -> jax.Array:
+    """The nonzeros' values from the prepared pattern's own NumPy evaluation."""
+    values = plan.prepared(*_on_host(args)).data
+    with jax.enable_x64(True):
+        return jnp.asarray(values)
 
 
 def _prepared_plan(prepare: Callable[[tuple, int], Any], args: tuple, argnum: int,

@@ -185,20 +185,29 @@ def _entry(kind: str, options: tuple, fun: Callable,
     return entry
 
 
-def _run(entry: _Entry, kind: str, options: tuple, fun: Callable, *args: Any) -> Any:
+def compiled_or_on_host(entry: _Entry, kind: str, fun: Callable, args: tuple,
+                        on_host: Callable[[], Any], stacklevel: int) -> Any:
+    """``entry.compiled(*args)``, or ``on_host()`` where its trace met a rule that
+    needs NumPy values (remembered by ``entry``: the next calls go to the host)."""
     if entry.on_host:
-        return entry.on_the_host(fun, args)
-    traces = entry.traces
+        return on_host()
     try:
-        out = entry.compiled(*args)
+        return entry.compiled(*args)
     except NeedsHost as why:
         if _traced(args):  # inside another trace: the outermost runs on the host
             raise
         entry.on_host = True
         warnings.warn(f"dualad_gpu.{kind} of {getattr(fun, '__qualname__', fun)!s}: {why}. "
                       "It runs dualad's NumPy transform on the host instead of jax.jit (the "
-                      "same derivatives, as JAX arrays)", RuntimeWarning, stacklevel=4)
-        out = entry.on_the_host(fun, args)
+                      "same derivatives, as JAX arrays)", RuntimeWarning,
+                      stacklevel=stacklevel + 1)
+        return on_host()
+
+
+def _run(entry: _Entry, kind: str, options: tuple, fun: Callable, *args: Any) -> Any:
+    traces = entry.traces
+    out = compiled_or_on_host(entry, kind, fun, args, lambda: entry.on_the_host(fun, args),
+                              stacklevel=4)
     if entry.traces != traces:
         # Tracing may change what ``fun`` reads (a list it appends to): the state
         # it left keys the same program, or every call would trace again.

@@ -119,3 +119,18 @@ def test_every_solver_spec_row_under_dualad_gpu(spec):
         got = dualad_gpu.jacfwd(spec.fun, argnums=every)(*args)
     for a, b in zip(optree.tree_leaves(want), optree.tree_leaves(got)):
         np.testing.assert_allclose(np.asarray(b), a, rtol=1e-12, atol=1e-14, err_msg=spec.id)
+
+
+def test_sparse_transforms_too():
+    def cube_roots(x):  # one root per component: a diagonal Jacobian and Hessian
+        return so.root(lambda z: z ** 3 + z - x, np.ones_like(x), tol=1e-13).x
+
+    x = np.array([2.0, 10.0, 30.0])
+    with _host_warning():
+        got = dualad_gpu.sparse_jacobian(cube_roots, output="scipy")(x)
+    assert_array_equal(got.toarray(), dualad.sparse_jacobian(cube_roots)(x).toarray())
+    assert_array_equal(got.toarray(), dualad.jacfwd(cube_roots)(x))
+    loss = lambda x: np.sum(cube_roots(x) ** 3)  # noqa: E731
+    with _host_warning():
+        got = dualad_gpu.sparse_hessian(loss, output="scipy")(x)
+    assert_array_equal(got.toarray(), dualad.sparse_hessian(loss)(x).toarray())
