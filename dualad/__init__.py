@@ -20,6 +20,7 @@ from .forward import DEFAULT_CHUNK_BYTES, derivative, jacfwd, jacobian, jvp
 from .hyperdual import HyperDual
 from .reverse import grad, jacrev, value_and_grad, vjp
 from .second_order import hessian, hvp, second_derivative
+from .taylor import jet
 from . import testing  # noqa: E402,I001  (dualad.testing.check_grads; hypothesis stays optional)
 from .primitive import Primitive, Tag, register_function
 
@@ -40,6 +41,7 @@ __all__ = [
     "jacfwd",
     "jacrev",
     "jacobian",
+    "jet",
     "jvp",
     "hessian_sparsity",
     "jacobian_sparsity",

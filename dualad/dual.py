@@ -125,7 +125,7 @@ class Dual(Boxed):
             return ans
         if not tag.carries_derivatives:  # a value in Dual's clothing: no rule to run
             return self._wrap(ans, _ops.reshape(ans * 0, shape=(1,) + tuple(np.shape(ans))))
-        if tag.detects_patterns:  # sparsity detection (dualad.sparse)
+        if tag.interprets:  # sparsity detection, Taylor mode: the tag runs the rule
             return tag.process(self, prim, primals, tangents, ans, params)
         if prim.partials is not None:
             t_out = elementwise_jvp(prim, primals, tangents, ans)

@@ -91,9 +91,13 @@ class Tag:
     #: False for the tag of Duals that only route NumPy calls on foreign arrays
     #: (JAX tracers) to the rule table: their tangents stay zero, so no rule runs.
     carries_derivatives = True
-    #: True for the tag of sparsity detection (dualad.sparse), whose tangents are
-    #: patterns: it then runs jvp rules and non-differentiable primitives itself.
-    detects_patterns = False
+    #: True for the tags whose Duals carry other things than tangents and that run the
+    #: rules themselves (``tag.process``): sparsity detection (dualad.sparse, patterns)
+    #: and Taylor mode (dualad.taylor, the higher coefficients of a series).
+    interprets = False
+    #: The order of perturbation one Dual of the tag carries (ε² = 0: one; a jet's
+    #: tag, dualad.taylor.JetTag, carries its Taylor series' order).
+    order = 1
     #: True for global sparsity detection: values read from its Duals (primal_value)
     #: hold at one x only, and are marked so by ``opaque(value)``.
     opaque_values = False

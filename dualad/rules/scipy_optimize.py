@@ -128,10 +128,10 @@ def _vector(out: Any) -> Any:
 
 def _order(value: Any) -> int:
     """The highest order of perturbation ``value`` carries (1 for a Dual, 2 for a
-    hyper-dual, the sum of the levels for nested transforms)."""
+    hyper-dual, K for a jet of order K, the sum of the levels for nested transforms)."""
     order = 0
     while isinstance(value, Dual):
-        order += 2 if isinstance(value, HyperDual) else 1
+        order += 2 if isinstance(value, HyperDual) else value._tag.order
         value = value.primal
     return order
 

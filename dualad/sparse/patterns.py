@@ -178,7 +178,7 @@ class PatternTag(Tag):
     """The tag of one pattern detection; its Duals carry :class:`PatternVar` tangents."""
 
     __slots__ = ("local", "n", "opaque_values", "doubts")
-    detects_patterns = True
+    interprets = True
 
     def __init__(self, n: int, local: bool) -> None:
         super().__init__()
