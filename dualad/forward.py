@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import functools
 import itertools
 
 import numpy as np
@@ -211,13 +212,15 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
 jacobian = jacfwd
 
 
-def derivative(fun: Callable, argnums: int = 0, *,
+def derivative(fun: Callable, argnums: int = 0, *, order: int = 1,
                replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The derivative of a function of one scalar: ``derivative(f)(x) = f'(x)``.
 
     The result has the shape (and pytree structure) of ``f``'s output; ``replay``
     as in :func:`jacfwd`. At a complex ``x`` it is the derivative along the real
-    direction, ``d/dt f(x + t)``: ``f'(x)`` for a holomorphic ``f``.
+    direction, ``d/dt f(x + t)``: ``f'(x)`` for a holomorphic ``f``. ``order=k``
+    gives the k-th derivative, from one Taylor-mode pass (:func:`dualad.jet`, which
+    gives every order up to k at once; the replay is for ``order=1``).
 
     Examples
     --------
@@ -228,8 +231,14 @@ def derivative(fun: Callable, argnums: int = 0, *,
     array([1., 6.])
     >>> complex(dualad.derivative(lambda z: z ** 3)(1j))
     (-3+0j)
+    >>> float(dualad.derivative(lambda x: np.exp(np.sin(x)), order=7)(0.0))
+    56.0
     """
     check_argnums(argnums, single=True)
+    if not isinstance(order, (int, np.integer)) or order < 1:
+        raise ValueError(f"order must be a positive integer, got {order!r}")
+    if order > 1:
+        return _derivative_of_order(fun, argnums, int(order))
     if (made := made_before(derivative, fun, (argnums, replay))) is not None:
         return made
 
@@ -245,6 +254,28 @@ def derivative(fun: Callable, argnums: int = 0, *,
         return _jvp(along, (x,), (np.ones((), x.dtype),), False, False)[1]
 
     return replayed(deriv, fun, argnums, replay, (derivative, (argnums, replay)))
+
+
+def _derivative_of_order(fun: Callable, argnums: int, order: int) -> Callable:
+    """``derivative(fun, argnums, order=order)`` for ``order > 1``: a jet's last term."""
+    from .taylor import jet
+
+    @functools.wraps(fun)
+    def deriv(*args: Any, **kwargs: Any) -> Any:
+        x = Inputs(args, argnums, "derivative", complex_ok=True).leaves[0]
+        if x.shape != ():
+            raise ValueError(f"derivative() is for functions of one scalar, but argument "
+                             f"{argnums} has shape {x.shape}; use jet for arrays")
+
+        def along(x_):
+            return fun(*args[:argnums], x_, *args[argnums + 1:], **kwargs)
+
+        out, terms = jet(along, (x,), ([np.ones((), x.dtype)] + [np.zeros((), x.dtype)]
+                                       * (order - 1),))
+        return optree.tree_structure(out).unflatten(
+            [t[-1] for t in optree.tree_structure(out).flatten_up_to(terms)])
+
+    return deriv
 
 
 # -- seeding and reading -------------------------------------------------------

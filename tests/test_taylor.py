@@ -261,3 +261,19 @@ def test_the_derivatives_of_a_polynomial_end():
     assert_allclose(terms[:3], [p.deriv(k)(1.5) for k in (1, 2, 3)], rtol=1e-14)
     assert terms[3:] == [0.0, 0.0, 0.0]
     assert math.isclose(terms[2], 18.0)
+
+
+def test_derivative_of_any_order():
+    # the Taylor coefficients of tan at 0: 1, 1/3, 2/15, 17/315 (odd orders)
+    tan_k = {1: 1.0, 3: 2.0, 5: 16.0, 7: 272.0}
+    for k, value in tan_k.items():
+        assert_allclose(dualad.derivative(np.tan, order=k)(0.0), value, rtol=1e-13)
+    assert dualad.derivative(np.tan, order=2)(0.0) == 0.0
+    out = dualad.derivative(lambda a, x: {"p": a * x ** 4, "c": (np.sin(x),)}, argnums=1,
+                            order=4)(2.0, 1.0)
+    assert out["p"] == 48.0 and out["c"][0] == np.sin(1.0)
+    assert dualad.derivative(np.sin, order=1)(0.0) == 1.0
+    with pytest.raises(ValueError, match="positive integer"):
+        dualad.derivative(np.sin, order=0)
+    with pytest.raises(ValueError, match="use jet"):
+        dualad.derivative(np.sin, order=2)(np.zeros(2))

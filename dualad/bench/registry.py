@@ -13,6 +13,7 @@ from .scipy_solvers import SCIPY_SOLVER_PROBLEMS
 from .second_order import HESSIAN_SIZES, hessian_rosenbrock, hvp_rosenbrock
 from .sparse import SPARSE_PROBLEMS
 from .spectral import grad_power_spectrum, jvp_fft
+from .taylor import TAYLOR_PROBLEMS
 
 
 #: Every benchmark problem, by name. Factories are cheap: nothing is
@@ -26,7 +27,7 @@ PROBLEMS: dict[str, Problem] = {p.name: p for p in (
     *map(jacfwd_chunk, CHUNK_SIZES),
     compiled_jacfwd_tanh(), compiled_jvp_sum_sin_exp(), compiled_hessian_rosenbrock(),
     compiled_helmholtz(), compiled_grad_textbook(), *SPARSE_PROBLEMS, jvp_fft(),
-    grad_power_spectrum(), *SCIPY_SOLVER_PROBLEMS)}
+    grad_power_spectrum(), *SCIPY_SOLVER_PROBLEMS, *TAYLOR_PROBLEMS)}
 
 #: Groups, each printed as its own table (a size sweep: a row per size): name -> title.
 GROUPS: dict[str, str] = {
@@ -55,6 +56,9 @@ GROUPS: dict[str, str] = {
                  "Lotka-Volterra (K=3), a ring of ten species (K=30)",
     "scipy_root": "Implicit derivative of a root x*(p) of a forced 1-D Bratu problem: "
                   "dense dF/dx (n=100), sparse (n=10^4)",
+    "taylor_elementwise": "Taylor mode: jet to order K of sum(tanh(sin(x)exp(-x))/(1+x^2)), "
+                          "n=50 (time grows as K^2 at most)",
+    "taylor_solve": "Taylor mode: jet to order K of sum(solve(A + diag(sin x), x)), n=50",
 }
 
 #: The groups ``python -m dualad bench`` runs only when asked (``--only GROUP`` or
@@ -63,12 +67,14 @@ GROUPS: dict[str, str] = {
 ON_REQUEST: tuple[str, ...] = ("jvp_batched", "jacfwd_tanh", "jacrev_tanh", "jacfwd_chunk_size",
                                "sparse_bratu", "sparse_brusselator", "sparse_brusselator_solve",
                                "sparse_rosenbrock", "sparse_laplacian", "spectral",
-                               "scipy_ivp", "scipy_root")
+                               "scipy_ivp", "scipy_root", "taylor_elementwise",
+                               "taylor_solve")
 
 #: What a group's ``size`` is, when not ``n`` (the first column of its table).
 SIZE_LABELS: dict[str, str] = {"jvp_batched": "K", "jacfwd_chunk_size": "chunk_size",
                                "sparse_brusselator": "N", "sparse_brusselator_solve": "N",
-                               "sparse_laplacian": "N", "scipy_ivp": "K"}
+                               "sparse_laplacian": "N", "scipy_ivp": "K",
+                               "taylor_elementwise": "K", "taylor_solve": "K"}
 
 #: The notes under every sparse sweep's table: dualad's five columns.
 _SPARSE_COLUMNS = (
@@ -201,6 +207,20 @@ GROUP_NOTES: dict[str, tuple[str, ...]] = {
         "dF/dx by jacfwd; n=10^4: newton_krylov (Laplacian preconditioner), dF/dx sparse (3 "
         "colours, SuperLU).",
         "Targets: jvp and grad <= 2 primal solves.",
+    ),
+    "taylor_elementwise": (
+        "Each cell: time / time of the NumPy primal (column 'primal'), both measured in this "
+        "process. dualad:",
+        "dualad.jet along one direction to order K (every term up to K); jax: jax.jit of "
+        "jax.experimental.jet,",
+        "compiled before timing. The sweep's slope is the cost's growth with K: at most K^2 "
+        "(nested duals: 2^K).",
+    ),
+    "taylor_solve": (
+        "Each cell: time / time of the NumPy primal (column 'primal'), both measured in this "
+        "process. dualad:",
+        "dualad.jet along one direction to order K. JAX's jet has no rule for a linear solve: "
+        "no peer.",
     ),
     "sparse_rosenbrock": (
         *_SPARSE_COLUMNS,

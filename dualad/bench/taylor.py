@@ -1,0 +1,96 @@
+"""Taylor mode: the cost of :func:`dualad.jet` against its order K.
+
+Two functions of x ∈ ℝ⁵⁰, a jet along one direction v to order K = 1, 2, 4, 8, 16:
+
+- ``taylor_elementwise``: :func:`composite`, a chain of elementwise functions, a
+  quotient and a sum; peer ``jax``: ``jax.jit`` of JAX's ``jet`` of the same function
+  written with ``jax.numpy`` (compiled once per K before timing);
+- ``taylor_solve``: :func:`with_solve`, a linear solve whose matrix depends on x
+  (JAX's ``jet`` has no rule for a solve: no peer).
+
+The goal (the time grows at most as K², not as 2^K as nested duals do) is read from
+the sweep: the ratio to the primal is the time in units of the same primal. The first
+two terms are checked against ∇f·v and vᵀ∇²f·v from :func:`dualad.jvp` and
+:func:`dualad.hvp`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import numpy as np
+
+import dualad
+
+from .core import Problem, checked, import_jax
+
+#: The orders of the sweep.
+TAYLOR_ORDERS = (1, 2, 4, 8, 16)
+_N = 50
+
+
+def composite(x, xp=np):
+    """A chain of elementwise functions, a quotient and a sum."""
+    return xp.sum(xp.tanh(xp.sin(x) * xp.exp(-x)) / (1.0 + x * x))
+
+
+def _matrix() -> np.ndarray:
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(_N, _N)) + 10.0 * np.eye(_N)
+
+
+def with_solve(x, A=None):
+    """sum(solve(A + diag(sin x), x)): a solve whose matrix depends on x."""
+    A = _matrix() if A is None else A
+    return np.sum(np.linalg.solve(A + np.diag(np.sin(x)), x))
+
+
+def _point() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(1)
+    return rng.uniform(0.5, 1.5, _N), rng.normal(size=_N)
+
+
+def _first_terms(f: Callable, x: np.ndarray, v: np.ndarray, order: int) -> list:
+    """∇f·v and vᵀ∇²f·v, the first terms of the jet, by forward and forward-over-reverse."""
+    first = float(dualad.jvp(f, (x,), (v,), replay=False)[1])
+    second = float(v @ dualad.hvp(f, (x,), (v,), replay=False)[0])
+    return [first, second][:order]
+
+
+def jet_problem(kind: str, order: int) -> Problem:
+    """The jet of :func:`composite` (``kind="elementwise"``) or :func:`with_solve`
+    (``"solve"``) to ``order``."""
+    x, v = _point()
+    f = composite if kind == "elementwise" else functools.partial(with_solve, A=_matrix())
+    series = ([v] + [np.zeros(_N)] * (order - 1),)
+
+    def first_terms(result):
+        return [float(t) for t in result[1][:2]]
+
+    factories = {
+        "primal": lambda: functools.partial(f, x),
+        "dualad": lambda: checked(functools.partial(dualad.jet, f, (x,), series),
+                                  _first_terms(f, x, v, order), read=first_terms,
+                                  what="dualad.jet", rtol=1e-10)}
+    if kind == "elementwise":
+        def jax_jet():
+            jax = import_jax()
+            import jax.numpy as jnp
+            from jax.experimental.jet import jet
+
+            run = jax.jit(lambda x, s: jet(functools.partial(composite, xp=jnp), (x,), (s,)))
+            s = [jnp.asarray(t) for t in series[0]]
+            return checked(lambda: jax.block_until_ready(run(x, s)),
+                           _first_terms(f, x, v, order), read=first_terms,
+                           what="jax.jit(jet)", rtol=1e-10)
+
+        factories["jax"] = jax_jet
+    what = "tanh(sin(x)exp(-x))/(1+x^2)" if kind == "elementwise" else \
+        "sum(solve(A + diag(sin x), x))"
+    return Problem(name=f"taylor_{kind}_{order}", title=f"jet of {what}, n={_N}, K={order}",
+                   target=None, factories=factories, group=f"taylor_{kind}", size=order)
+
+
+TAYLOR_PROBLEMS = [jet_problem(kind, order) for kind in ("elementwise", "solve")
+                   for order in TAYLOR_ORDERS]

@@ -1,0 +1,32 @@
+"""The benchmark rows of Taylor mode (``dualad.bench.taylor``): registered on request,
+and every implementation made (each checks its first two terms against dualad.jvp and
+dualad.hvp) at small orders."""
+
+import pytest
+
+from dualad import bench
+from dualad.bench import taylor
+from dualad.bench.registry import GROUP_NOTES, SIZE_LABELS
+
+
+def test_the_groups_are_registered_on_request():
+    for group in ("taylor_elementwise", "taylor_solve"):
+        assert group in bench.ON_REQUEST and group in bench.GROUPS and group in GROUP_NOTES
+        assert SIZE_LABELS[group] == "K"
+        rows = {p.size: p for p in bench.PROBLEMS.values() if p.group == group}
+        assert sorted(rows) == list(taylor.TAYLOR_ORDERS)
+
+
+@pytest.mark.parametrize("kind", ["elementwise", "solve"])
+def test_every_implementation_checks(kind):
+    problem = taylor.jet_problem(kind, 2)
+    for impl in ("primal", *problem.own, *problem.peers):
+        if impl == "jax":
+            pytest.importorskip("jax")
+        problem.make(impl)
+
+
+def test_a_wrong_term_fails_its_check(monkeypatch):
+    monkeypatch.setattr(taylor, "_first_terms", lambda f, x, v, order: [0.0, 0.0][:order])
+    with pytest.raises(AssertionError, match="dualad.jet"):
+        taylor.jet_problem("elementwise", 2).make("dualad")
