@@ -368,12 +368,15 @@ def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bo
     jets = []
     for x, terms in zip(primals, series):
         x = as_float_array(x, complex_ok=True)
-        stacked = np.zeros((order,) + x.shape, x.dtype)
+        if not order:
+            jets.append(x)
+            continue
+        coefficients = []
         for k, term in enumerate(terms, start=1):
             term = as_float_array(term, x.dtype, complex_ok=True)
             check_tangent_shape(x.shape, term.shape)
-            stacked[k - 1] = term / math.factorial(k) if factorial_scaled else term
-        jets.append(Dual._new(x, stacked, tag) if order else x)
+            coefficients.append(_lead(term / math.factorial(k) if factorial_scaled else term))
+        jets.append(Dual._new(x, ops.concatenate(*coefficients, axis=0), tag))
     try:
         out = fun(*jets)
         leaves, tree = optree.tree_flatten(out)

@@ -44,14 +44,14 @@ except ImportError as error:  # jax, or a jaxlib it needs, is missing
 
 from dualad import _sparse_attribute  # noqa: E402
 from . import kernels, pytrees, sharding  # noqa: E402
-from .transforms import (grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp,  # noqa: E402
-                         value_and_grad, vjp)
+from .transforms import (grad, hessian, hvp, jacfwd, jacobian, jacrev, jet,  # noqa: E402
+                         jvp, value_and_grad, vjp)
 
 kernels.register()
 pytrees.register()
 
 __all__ = ["jvp", "jacfwd", "jacobian", "hessian", "hvp", "grad", "value_and_grad", "vjp",
-           "jacrev", "sparse_jacobian", "sparse_hessian"]
+           "jacrev", "jet", "sparse_jacobian", "sparse_hessian"]
 
 _SPARSE = ("sparse_jacobian", "sparse_hessian")  # imported on first use: they need SciPy
 

@@ -39,7 +39,7 @@ from .cache import LRUCache, state_key
 from .sharding import default_mesh, seed_placement
 
 __all__ = ["jvp", "jacfwd", "jacobian", "hessian", "hvp", "grad", "value_and_grad", "vjp",
-           "jacrev"]
+           "jacrev", "jet"]
 
 
 def compile_transform(transformed: Callable) -> Callable:
@@ -344,6 +344,22 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *, mode: str = "fw
         lambda p, t: dualad.hvp(f, p, t, mode=mode, chunk_size=chunk_size,
                                 **_jitted(on_host))),
         tuple(primals), tuple(tangents))
+
+
+def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bool = True
+        ) -> tuple[Any, Any]:
+    """Compiled :func:`dualad.jet`: Taylor mode to any order.
+
+    Examples
+    --------
+    >>> import numpy as np, dualad_gpu
+    >>> _, terms = dualad_gpu.jet(np.exp, (np.zeros(2),), ([np.ones(2)] * 3,))
+    >>> [t.tolist() for t in terms]
+    [[1.0, 1.0], [2.0, 2.0], [5.0, 5.0]]
+    """
+    return _call("jet", (factorial_scaled,), fun, lambda f, on_host=False: (
+        lambda p, s: dualad.jet(f, p, s, factorial_scaled)),
+        tuple(primals), tuple(tuple(terms) for terms in series))
 
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False, nan_safe: bool = False) -> Any:

@@ -277,3 +277,23 @@ def test_derivative_of_any_order():
         dualad.derivative(np.sin, order=0)
     with pytest.raises(ValueError, match="use jet"):
         dualad.derivative(np.sin, order=2)(np.zeros(2))
+
+
+@pytest.mark.parametrize("name", ["elementwise", "products", "solve and det", "pytree"])
+def test_under_dualad_gpu(name):
+    jax = pytest.importorskip("jax")
+    import dualad_gpu
+    W = np.array([[1.0, 2.0], [3.0, -1.0]])
+    fun = {"elementwise": lambda x: np.tanh(np.sin(x)) / (1.0 + x * x),
+           "products": lambda x: W @ (x * np.exp(x)) + np.einsum("i,ij,j", x, W, x),
+           "solve and det": lambda x: np.linalg.solve(W + np.diag(x), np.exp(x))
+           * np.linalg.det(W + np.outer(x, x)),
+           "pytree": lambda x: {"a": np.cos(x), "b": (np.sum(x ** 3),)}}[name]
+    x = np.array([0.3, 0.7])
+    series = ([np.ones(2), np.array([0.5, -1.0]), np.zeros(2), np.ones(2)],)
+    want_out, want = jet(fun, (x,), series)
+    got_out, got = dualad_gpu.jet(fun, (x,), series)
+    for g, w in zip(optree.tree_leaves(got), optree.tree_leaves(want)):
+        assert isinstance(g, jax.Array) and g.dtype == np.float64
+        assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-12)
+    assert optree.tree_structure(got_out) == optree.tree_structure(want_out)
