@@ -21,6 +21,7 @@ from .hyperdual import HyperDual
 from .reverse import grad, jacrev, value_and_grad, vjp
 from .second_order import hessian, hvp, second_derivative
 from .taylor import jet
+from .operators import divergence, hessian_trace, laplacian
 from . import testing  # noqa: E402,I001  (dualad.testing.check_grads; hypothesis stays optional)
 from .primitive import Primitive, Tag, register_function
 
@@ -35,14 +36,17 @@ __all__ = [
     "defprimitive",
     "DEFAULT_CHUNK_BYTES",
     "derivative",
+    "divergence",
     "grad",
     "hessian",
+    "hessian_trace",
     "hvp",
     "jacfwd",
     "jacrev",
     "jacobian",
     "jet",
     "jvp",
+    "laplacian",
     "hessian_sparsity",
     "jacobian_sparsity",
     "primal_value",

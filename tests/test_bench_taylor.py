@@ -30,3 +30,11 @@ def test_a_wrong_term_fails_its_check(monkeypatch):
     monkeypatch.setattr(taylor, "_first_terms", lambda f, x, v, order: [0.0, 0.0][:order])
     with pytest.raises(AssertionError, match="dualad.jet"):
         taylor.jet_problem("elementwise", 2).make("dualad")
+
+
+def test_the_laplacian_row_and_its_implementations():
+    problem = bench.PROBLEMS["laplacian_mlp"]
+    assert "laplacian" in bench.ON_REQUEST and problem.versus == "hessian"
+    assert problem.versus_target == 0.55 and problem.beat == ("jax-hessian",)
+    for impl in ("primal", "dualad", "hessian"):
+        problem.make(impl)  # each checked against the trace of nested Jacobians

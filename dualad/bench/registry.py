@@ -13,7 +13,7 @@ from .scipy_solvers import SCIPY_SOLVER_PROBLEMS
 from .second_order import HESSIAN_SIZES, hessian_rosenbrock, hvp_rosenbrock
 from .sparse import SPARSE_PROBLEMS
 from .spectral import grad_power_spectrum, jvp_fft
-from .taylor import TAYLOR_PROBLEMS
+from .taylor import TAYLOR_PROBLEMS, laplacian_problem
 
 
 #: Every benchmark problem, by name. Factories are cheap: nothing is
@@ -27,7 +27,8 @@ PROBLEMS: dict[str, Problem] = {p.name: p for p in (
     *map(jacfwd_chunk, CHUNK_SIZES),
     compiled_jacfwd_tanh(), compiled_jvp_sum_sin_exp(), compiled_hessian_rosenbrock(),
     compiled_helmholtz(), compiled_grad_textbook(), *SPARSE_PROBLEMS, jvp_fft(),
-    grad_power_spectrum(), *SCIPY_SOLVER_PROBLEMS, *TAYLOR_PROBLEMS)}
+    grad_power_spectrum(), *SCIPY_SOLVER_PROBLEMS, *TAYLOR_PROBLEMS,
+    laplacian_problem())}
 
 #: Groups, each printed as its own table (a size sweep: a row per size): name -> title.
 GROUPS: dict[str, str] = {
@@ -59,6 +60,8 @@ GROUPS: dict[str, str] = {
     "taylor_elementwise": "Taylor mode: jet to order K of sum(tanh(sin(x)exp(-x))/(1+x^2)), "
                           "n=50 (time grows as K^2 at most)",
     "taylor_solve": "Taylor mode: jet to order K of sum(solve(A + diag(sin x), x)), n=50",
+    "laplacian": "Forward Laplacian (collapsed Taylor mode) of a tanh MLP, against Hessian "
+                 "traces",
 }
 
 #: The groups ``python -m dualad bench`` runs only when asked (``--only GROUP`` or
@@ -68,7 +71,7 @@ ON_REQUEST: tuple[str, ...] = ("jvp_batched", "jacfwd_tanh", "jacrev_tanh", "jac
                                "sparse_bratu", "sparse_brusselator", "sparse_brusselator_solve",
                                "sparse_rosenbrock", "sparse_laplacian", "spectral",
                                "scipy_ivp", "scipy_root", "taylor_elementwise",
-                               "taylor_solve")
+                               "taylor_solve", "laplacian")
 
 #: What a group's ``size`` is, when not ``n`` (the first column of its table).
 SIZE_LABELS: dict[str, str] = {"jvp_batched": "K", "jacfwd_chunk_size": "chunk_size",
@@ -221,6 +224,16 @@ GROUP_NOTES: dict[str, tuple[str, ...]] = {
         "process. dualad:",
         "dualad.jet along one direction to order K. JAX's jet has no rule for a linear solve: "
         "no peer.",
+    ),
+    "laplacian": (
+        "Each cell: time / time of the NumPy primal, both measured in this process. dualad: "
+        "dualad.laplacian",
+        "(one pass: D first derivatives and the sum of the second ones); hessian: "
+        "trace(dualad.hessian);",
+        "jax-hessian: jax.jit(trace(jax.hessian)); jax-jet: jax.jit of vmap(jet) over the D "
+        "unit directions.",
+        "Targets: dualad <= 0.55x trace(dualad.hessian), and faster than jax.jit's Hessian "
+        "trace.",
     ),
     "sparse_rosenbrock": (
         *_SPARSE_COLUMNS,

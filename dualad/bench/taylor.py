@@ -94,3 +94,68 @@ def jet_problem(kind: str, order: int) -> Problem:
 
 TAYLOR_PROBLEMS = [jet_problem(kind, order) for kind in ("elementwise", "solve")
                    for order in TAYLOR_ORDERS]
+
+
+# -- the Laplacian of an MLP ---------------------------------------------------------
+
+#: Input dimension and widths of the MLP (the collapsed-Taylor paper's set-up, narrower).
+LAPLACIAN_D, LAPLACIAN_WIDTH, LAPLACIAN_LAYERS = 50, 50, 5
+
+
+def _mlp_weights() -> list[np.ndarray]:
+    rng = np.random.default_rng(2)
+    sizes = [LAPLACIAN_D] + [LAPLACIAN_WIDTH] * (LAPLACIAN_LAYERS - 1) + [1]
+    return [rng.normal(size=(m, n)) / np.sqrt(n) for n, m in zip(sizes, sizes[1:])]
+
+
+def mlp(x, weights, xp=np):
+    """A tanh MLP of :data:`LAPLACIAN_LAYERS` layers, scalar output."""
+    h = x
+    for W in weights[:-1]:
+        h = xp.tanh(W @ h)
+    return (weights[-1] @ h)[0]
+
+
+def laplacian_problem() -> Problem:
+    """Δf of :func:`mlp` at one point: the collapsed forward Laplacian (dualad), beside
+    the trace of dualad's Hessian, ``jax.jit`` of JAX's Hessian trace and ``jax.jit``
+    of JAX's ``jet`` along the D unit directions (``vmap``)."""
+    weights = _mlp_weights()
+    x = np.random.default_rng(3).normal(size=LAPLACIAN_D)
+    f = functools.partial(mlp, weights=weights)
+
+    def reference():
+        return np.trace(dualad.jacfwd(dualad.jacfwd(f, replay=False), replay=False)(x))
+
+    def jax_factory(kind: str):
+        def factory():
+            jax = import_jax()
+            import jax.numpy as jnp
+            from jax.experimental.jet import jet
+
+            g = functools.partial(mlp, weights=[jnp.asarray(W) for W in weights], xp=jnp)
+            if kind == "hessian":
+                run = jax.jit(lambda z: jnp.trace(jax.hessian(g)(z)))
+            else:
+                def second(z, v):
+                    return jet(g, (z,), ((v, jnp.zeros_like(v)),))[1][1]
+
+                run = jax.jit(lambda z: jnp.sum(jax.vmap(second, (None, 0))(
+                    z, jnp.eye(LAPLACIAN_D))))
+            return checked(lambda: jax.block_until_ready(run(x)), reference(),
+                           what=f"jax.jit({kind})", rtol=1e-9)
+
+        return factory
+
+    hessian = dualad.hessian(f)
+    factories = {
+        "primal": lambda: functools.partial(f, x),
+        "dualad": lambda: checked(functools.partial(dualad.laplacian(f), x), reference(),
+                                  what="dualad.laplacian", rtol=1e-9),
+        "hessian": lambda: checked(lambda: np.trace(hessian(x)), reference(),
+                                   what="trace(dualad.hessian)", rtol=1e-9),
+        "jax-hessian": jax_factory("hessian"), "jax-jet": jax_factory("jet")}
+    return Problem(name="laplacian_mlp", title=f"Laplacian of a {LAPLACIAN_LAYERS}-layer tanh "
+                   f"MLP, D={LAPLACIAN_D}", target=None, factories=factories,
+                   versus="hessian", versus_target=0.55, beat=("jax-hessian",),
+                   group="laplacian")

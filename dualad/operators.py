@@ -1,0 +1,287 @@
+"""Forward differential operators: the Laplacian, weighted Hessian traces, the
+divergence, each from one evaluation of the function.
+
+The Laplacian is collapsed Taylor mode (the forward Laplacian of Li et al., 2024):
+along directions u_1 … u_D, every value y of the program carries its D first
+derivatives ∂_d y and one sum, T_y = Σ_d w_d·y_d⁽²⁾, of the second Taylor
+coefficients y_d⁽²⁾ = ½·u_dᵀ∇²y u_d — not D second-order coefficients, nor the D²
+entries of a Hessian. For y = g(x):
+
+- g linear (a reshape, a sum, ``x @ W``): each of the D + 1 rows maps alone;
+- g elementwise, with its row of partials pᵢ: ∂_d y = Σᵢ pᵢ ∂_d xᵢ, and
+  T_y = Σᵢ pᵢ T_{xᵢ} + ½ Σ_d w_d Σᵢ (∂_d pᵢ)·∂_d xᵢ, the partials' own derivatives
+  along the D directions from one evaluation of the row on Duals;
+- any other primitive: the JVP rule for the first row and T's linear part, and the
+  second coefficients of D two-term series (:class:`dualad.taylor.Series`).
+
+Δf = 2·T_f for the unit directions; tr(C∇²f) for C = Σ_d w_d u_d u_dᵀ (its
+eigen-decomposition); random directions with weights 1/m give Hutchinson's
+unbiased estimator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import optree
+
+from . import ops
+from .dual import Dual, align_tangent, as_float_array, elementwise_jvp, fit_tangent
+from .primitive import MINUS_ONE, ONE, Over, Primitive, Tag
+from .replay import REPLAY_BY_DEFAULT, replayed
+from .taylor import Series, _Context, _linear_in, _per_coefficient
+
+__all__ = ["laplacian", "hessian_trace", "divergence"]
+
+
+class CollapsedTag(Tag):
+    """The tag of one collapsed evaluation: its Duals' tangents hold D first derivatives
+    and, last, the weighted sum of the second Taylor coefficients."""
+
+    __slots__ = ("weights",)
+    interprets = True
+
+    def __init__(self, weights: np.ndarray) -> None:
+        super().__init__()
+        self.weights = weights
+
+    def process(self, box: Dual, prim: Primitive, primals: list, tangents: list, ans: Any,
+                params: dict) -> Any:
+        if not prim.differentiable:
+            return ans
+        moving = [i for i, t in enumerate(tangents) if t is not None]
+        if _linear_in(prim, moving):
+            out = _per_coefficient(prim, primals, tangents, ans, params)
+        elif prim.partials is not None:
+            out = self._elementwise(prim, primals, tangents, moving, ans)
+        else:
+            D = len(self.weights)
+            rows = _per_coefficient(prim, primals, tangents, ans, params)
+            curvature = self._through_series(prim, primals, tangents, ans, params)
+            out = _added_to_last(fit_tangent(rows, np.shape(ans)), curvature, D)
+        if out is None:
+            return ans
+        if out.dtype != ans.dtype:
+            out = ops.convert(out, dtype=ans.dtype)
+        return box._wrap(ans, out)
+
+    def _elementwise(self, prim: Primitive, primals: list, tangents: list, moving: list,
+                     ans: Any) -> Any:
+        """The rows of y = f(x₁, …) by its row of partials pᵢ: Σᵢ pᵢ·(each row of xᵢ),
+        plus ½ Σ_d w_d Σᵢⱼ ∂ⱼpᵢ·∂_d xᵢ·∂_d xⱼ on the last. The directions are contracted
+        first, cᵢⱼ = Σ_d w_d ∂_d xᵢ ∂_d xⱼ, so each pᵢ is differentiated along one
+        tangent (xⱼ moving by cᵢⱼ, y by Σⱼ pⱼcᵢⱼ), not D of them."""
+        D, ndim = len(self.weights), np.ndim(ans)
+        curved = [i for i in moving if prim.partials[i] not in (None, ONE, MINUS_ONE)]
+        firsts = {i: align_tangent(tangents[i][:D], ndim) for i in moving}
+        contracted = {(i, j): np.einsum("d,d...,d...->...", self.weights, firsts[i],
+                                        firsts[j])
+                      for i in curved for j in moving}
+        extended = list(tangents)
+        for j in moving:  # the rows of x_j, then c_ij for each curved i: one pass of f'
+            extra = [np.reshape(contracted[i, j], (1,) + np.shape(contracted[i, j]))
+                     for i in curved]
+            if extra:
+                rows = fit_tangent(align_tangent(tangents[j], ndim), np.shape(ans))
+                extended[j] = ops.concatenate(
+                    rows, *[ops.broadcast_to(e, shape=(1,) + np.shape(ans)) for e in extra],
+                    axis=0)
+        out = fit_tangent(elementwise_jvp(prim, primals, extended, ans), np.shape(ans))
+        if not curved:
+            return out
+        tag, curvature = Tag(), None
+        for k, i in enumerate(curved):
+            lifted = [a if j not in moving else
+                      Dual._new(ops.broadcast_to(a, shape=np.shape(ans)),
+                                _lead(contracted[i, j], ans), tag)
+                      for j, a in enumerate(primals)]
+            y = Dual._new(ans, out[D + 1 + k:D + 2 + k], tag)
+            if prim.nonfinite_partials:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    p = prim.partials[i](y, *lifted)
+            else:
+                p = prim.partials[i](y, *lifted)
+            if type(p) is Over:
+                p = ops.divide(1.0, p.denominator)
+            if isinstance(p, Dual) and p._tag is tag and p.tangent is not None:
+                term = fit_tangent(p.tangent, np.shape(ans))[0]
+                curvature = term if curvature is None else curvature + term
+        rows = out[:D + 1]
+        return rows if curvature is None else _added_to_last(rows, curvature * 0.5, D)
+
+    def _through_series(self, prim: Primitive, primals: list, tangents: list, ans: Any,
+                        params: dict) -> Any:
+        """Σ_d w_d y_d⁽²⁾ from a two-term series along each direction (x⁽²⁾ = 0)."""
+        total = ans * 0
+        for d, w in enumerate(self.weights):
+            context = _Context()
+            args = [a if t is None else Series.known(a, fit_tangent(t, np.shape(a))[d:d + 1],
+                                                      context)
+                    for a, t in zip(primals, tangents)]
+            y = Series.result(prim, args, params, ans, context)
+            total = total + y.coefficient(2) * w
+        return total
+
+
+def _lead(value: Any, ans: Any) -> Any:
+    """``value`` broadcast to ``ans``'s shape, with a leading axis of one."""
+    return ops.broadcast_to(value, shape=(1,) + tuple(np.shape(ans)))
+
+
+def _added_to_last(rows: Any, value: Any, D: int) -> Any:
+    """``rows`` (D + 1 of them) with ``value`` added to the last."""
+    last = rows[D:D + 1] + ops.reshape(value, shape=(1,) + tuple(np.shape(value)))
+    return ops.concatenate(rows[:D], last, axis=0)
+
+
+def _collapsed(fun: Callable, args: tuple, argnum: int, directions: np.ndarray,
+               weights: np.ndarray) -> tuple[Any, Any]:
+    """``fun(*args)`` and, for each output leaf, Σ_d w_d·½u_dᵀ∇²y u_d (``directions``:
+    (D, *x.shape))."""
+    x = as_float_array(args[argnum])
+    tag = CollapsedTag(np.asarray(weights, dtype=x.dtype))
+    directions = np.asarray(directions, dtype=x.dtype)
+    seeds = np.concatenate([directions, np.zeros((1,) + x.shape, x.dtype)], axis=0)
+    call = list(args)
+    call[argnum] = Dual._new(x, seeds, tag)
+    D = len(weights)
+    try:
+        out = fun(*call)
+        from .forward import read_leaf
+        leaves, tree = optree.tree_flatten(out)
+        pairs = [read_leaf(leaf, tag, D + 1, "laplacian") for leaf in leaves]
+    finally:
+        tag.live = False
+    values = tree.unflatten([p for p, _ in pairs])
+    sums = tree.unflatten([fit_tangent(t, np.shape(p))[D] for p, t in pairs])
+    return values, sums
+
+
+def _scalar_input(args: tuple, argnum: int, name: str) -> np.ndarray:
+    if not -len(args) <= argnum < len(args):
+        raise ValueError(f"{name}: argnums {argnum} is out of range for a call with "
+                         f"{len(args)} positional arguments")
+    x = as_float_array(args[argnum])
+    if x.dtype.kind == "c":
+        raise TypeError(f"{name} takes real inputs")
+    return x
+
+
+def laplacian(fun: Callable, argnums: int = 0, *, method: str = "exact",
+              num_samples: int = 16, rng: Any = None, distribution: str = "rademacher",
+              replay: bool = REPLAY_BY_DEFAULT) -> Callable:
+    """The Laplacian Δf = tr ∇²f of ``fun`` in argument ``argnums``, from one forward
+    pass (collapsed Taylor mode: see the module docstring).
+
+    Parameters
+    ----------
+    fun:
+        A function of arrays written with NumPy; each output leaf gets its own
+        Laplacian (the shape of that leaf).
+    argnums:
+        The argument (an array of any shape) the Laplacian is taken in.
+    method:
+        ``"exact"``: the n unit directions. ``"hutchinson"``: ``num_samples`` random
+        directions v, E[vᵀ∇²f v] = Δf for v with identity covariance (unbiased; its
+        standard error falls as 1/√num_samples).
+    num_samples, rng, distribution:
+        For ``"hutchinson"``: how many directions, a ``numpy.random.Generator`` (or a
+        seed) to draw them from, and ``"rademacher"`` (±1) or ``"gaussian"``.
+    replay:
+        As in :func:`dualad.jacfwd` (the exact Laplacian; random directions are drawn
+        anew at each call and interpreted).
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> f = lambda x: np.sum(x ** 3) + np.prod(x)
+    >>> float(dualad.laplacian(f)(np.array([1.0, 2.0, 3.0])))  # 6·(1 + 2 + 3)
+    36.0
+    """
+    if method not in ("exact", "hutchinson"):
+        raise ValueError(f"method must be 'exact' or 'hutchinson', got {method!r}")
+    if distribution not in ("rademacher", "gaussian"):
+        raise ValueError(f"distribution must be 'rademacher' or 'gaussian', got "
+                         f"{distribution!r}")
+    if method == "hutchinson" and (not isinstance(num_samples, (int, np.integer))
+                                   or num_samples < 1):
+        raise ValueError(f"num_samples must be a positive integer, got {num_samples!r}")
+
+    def delta(fun: Callable, *args: Any) -> Any:
+        x = _scalar_input(args, argnums, "laplacian")
+        if method == "exact":
+            directions = np.eye(x.size, dtype=x.dtype).reshape((x.size,) + x.shape)
+            weights = np.ones(x.size)
+        else:
+            generator = np.random.default_rng(rng)
+            shape = (num_samples,) + x.shape
+            directions = (generator.choice([-1.0, 1.0], size=shape)
+                          if distribution == "rademacher" else generator.standard_normal(shape))
+            weights = np.full(num_samples, 1.0 / num_samples)
+        _, sums = _collapsed(fun, args, argnums, directions, weights)
+        return optree.tree_map(lambda s: s * 2, sums)
+
+    return replayed(delta, fun, argnums, replay and method == "exact")
+
+
+def hessian_trace(fun: Callable, C: Any, argnums: int = 0, *,
+                  replay: bool = REPLAY_BY_DEFAULT) -> Callable:
+    """tr(C ∇²f), the Laplacian weighted by a symmetric matrix ``C`` (of size n, the
+    flattened argument's), from one forward pass along C's eigenvectors; ``replay``
+    as in :func:`dualad.jacfwd`.
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> f = lambda x: x[0] ** 2 * x[1]          # ∇²f = [[2 x1, 2 x0], [2 x0, 0]]
+    >>> float(dualad.hessian_trace(f, np.array([[1.0, 0.5], [0.5, 0.0]]))(np.ones(2)))
+    4.0
+    """
+    C = np.asarray(C, dtype=float)
+    if C.ndim != 2 or C.shape[0] != C.shape[1] or not np.allclose(C, C.T):
+        raise ValueError("hessian_trace: C must be a symmetric square matrix")
+    weights, vectors = np.linalg.eigh(C)
+
+    def trace(fun: Callable, *args: Any) -> Any:
+        x = _scalar_input(args, argnums, "hessian_trace")
+        if C.shape[0] != x.size:
+            raise ValueError(f"hessian_trace: C is {C.shape[0]}x{C.shape[0]}, the argument "
+                             f"has {x.size} entries")
+        directions = vectors.T.reshape((x.size,) + x.shape)
+        _, sums = _collapsed(fun, args, argnums, directions, weights)
+        return optree.tree_map(lambda s: s * 2, sums)
+
+    return replayed(trace, fun, argnums, replay)
+
+
+def divergence(fun: Callable, argnums: int = 0, *,
+               replay: bool = REPLAY_BY_DEFAULT) -> Callable:
+    """∇·F = Σᵢ ∂Fᵢ/∂xᵢ of a vector field ``fun`` (its output the shape of its input
+    argument ``argnums``), from one forward pass with the n unit directions; ``replay``
+    as in :func:`dualad.jacfwd`.
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> F = lambda x: np.array([x[0] * x[1], np.sin(x[1])])
+    >>> float(dualad.divergence(F)(np.array([2.0, 0.0])))   # x1 + cos x1
+    1.0
+    """
+    from .forward import _jvp
+
+    def div(fun: Callable, *args: Any) -> Any:
+        x = _scalar_input(args, argnums, "divergence")
+        eye = np.eye(x.size, dtype=x.dtype).reshape((x.size,) + x.shape)
+
+        def at(z):
+            return fun(*args[:argnums], z, *args[argnums + 1:])
+
+        out, tangent = _jvp(at, (x,), (eye,), True, False)
+        if np.shape(out) != x.shape:
+            raise ValueError(f"divergence: the field's value has shape {np.shape(out)}, its "
+                             f"argument {x.shape}: they must be the same")
+        return np.einsum("ii->", np.reshape(tangent, (x.size, x.size)))
+
+    return replayed(div, fun, argnums, replay)

@@ -1,0 +1,148 @@
+"""Forward differential operators (dualad.operators): the collapsed Laplacian, weighted
+Hessian traces and the divergence against traces of dualad's and JAX's Hessians and
+Jacobians, on an MLP, a Slater-determinant wave function and a PDE residual; Hutchinson's
+estimator unbiased within its standard error."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import dualad
+from dualad import divergence, hessian_trace, laplacian
+
+RNG = np.random.default_rng(3)
+D = 6
+WEIGHTS = [RNG.normal(size=(8, D)) / np.sqrt(D), RNG.normal(size=(8, 8)) / np.sqrt(8),
+           RNG.normal(size=(1, 8)) / np.sqrt(8)]
+ORBITALS = RNG.normal(size=(3, 2))  # three orbitals of 2-D positions, three electrons
+
+
+def mlp(x, xp=np):
+    h = x
+    for W in WEIGHTS[:-1]:
+        h = xp.tanh(W @ h)
+    return (WEIGHTS[-1] @ h)[0]
+
+
+def slater(x, xp=np):
+    """log|det Φ|, Φ_ij = exp(-|r_i|²/2)·(1 + tanh(o_j·r_i)), positions x = (3, 2)."""
+    r = xp.reshape(x, (3, 2))
+    phi = xp.exp(-0.5 * xp.sum(r * r, axis=1))[:, None] * (1.0 + xp.tanh(r @ ORBITALS.T))
+    return xp.linalg.slogdet(phi)[1]
+
+
+def residual(x, xp=np):
+    """A Poisson residual's field: u(x) = sin(x0)·exp(x1)·x2² + x3·x4·x5."""
+    return xp.sin(x[0]) * xp.exp(x[1]) * x[2] ** 2 + x[3] * x[4] * x[5]
+
+
+FUNCTIONS = {"mlp": mlp, "slater": slater, "residual": residual}
+
+
+def _hessian_trace(f, x):
+    return np.trace(dualad.jacfwd(dualad.jacfwd(f))(x).reshape(x.size, x.size))
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_laplacian_is_the_trace_of_the_hessian(name):
+    f = FUNCTIONS[name]
+    x = RNG.normal(size=D)
+    assert_allclose(laplacian(f)(x), _hessian_trace(f, x), rtol=1e-12, atol=1e-12)
+    assert_allclose(laplacian(f)(x), np.trace(dualad.hessian(f)(x)), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_against_jax(name):
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    f = FUNCTIONS[name]
+    x = RNG.normal(size=D)
+    with jax.enable_x64(True):
+        theirs = jnp.trace(jax.hessian(lambda z: f(z, jnp))(jnp.asarray(x)))
+        div_theirs = jnp.trace(jax.jacfwd(jax.grad(lambda z: f(z, jnp)))(jnp.asarray(x)))
+    assert_allclose(laplacian(f)(x), float(theirs), rtol=1e-12, atol=1e-12)
+    assert_allclose(divergence(dualad.grad(f))(x), float(div_theirs), rtol=1e-12, atol=1e-12)
+
+
+def test_arrays_of_any_shape_vector_outputs_and_pytrees():
+    x = RNG.normal(size=(2, 3))
+
+    def f(z):
+        return {"field": np.sin(z) * np.sum(z ** 2), "energy": (np.sum(np.exp(z[0]) * z[1]),)}
+
+    got = laplacian(f)(x)
+    for i in np.ndindex(x.shape):
+        component = lambda z, i=i: f(z)["field"][i]  # noqa: E731
+        assert_allclose(got["field"][i], _hessian_trace(component, x), rtol=1e-12)
+    assert_allclose(got["energy"][0], _hessian_trace(lambda z: f(z)["energy"][0], x),
+                    rtol=1e-12)
+    constant = laplacian(lambda z: (np.sum(z), 3.0))(x)
+    assert constant == (0.0, 0.0)
+
+
+def test_hessian_trace_with_an_indefinite_weight():
+    x = RNG.normal(size=D)
+    C = RNG.normal(size=(D, D))
+    C = C + C.T
+    H = dualad.hessian(mlp)(x)
+    assert_allclose(hessian_trace(mlp, C)(x), np.trace(C @ H), rtol=1e-11, atol=1e-12)
+    assert_allclose(hessian_trace(mlp, np.eye(D))(x), laplacian(mlp)(x), rtol=1e-12)
+    with pytest.raises(ValueError, match="symmetric"):
+        hessian_trace(mlp, np.triu(np.ones((D, D))))
+    with pytest.raises(ValueError, match="entries"):
+        hessian_trace(mlp, np.eye(3))(x)
+
+
+def test_divergence():
+    x = RNG.normal(size=D)
+    W = RNG.normal(size=(D, D))
+    F = lambda z: np.tanh(W @ np.sin(z)) * z  # noqa: E731
+    assert_allclose(divergence(F)(x), np.trace(dualad.jacfwd(F)(x)), rtol=1e-13)
+    assert_allclose(divergence(lambda a, z: a * z ** 2, argnums=1)(2.0, x), np.sum(4 * x),
+                    rtol=1e-14)
+    with pytest.raises(ValueError, match="same"):
+        divergence(lambda z: z[:2])(x)
+
+
+@pytest.mark.parametrize("distribution", ["rademacher", "gaussian"])
+def test_hutchinson_is_unbiased(distribution):
+    x = RNG.normal(size=D)
+    exact = laplacian(slater)(x)
+    estimates = [laplacian(slater, method="hutchinson", num_samples=4, rng=seed,
+                           distribution=distribution)(x) for seed in range(200)]
+    standard_error = np.std(estimates, ddof=1) / np.sqrt(len(estimates))
+    assert abs(np.mean(estimates) - exact) < 4 * standard_error
+    again = laplacian(slater, method="hutchinson", num_samples=4, rng=7,
+                      distribution=distribution)(x)
+    assert again == estimates[7]  # a seed reproduces its estimate
+
+
+def test_inside_other_transforms():
+    # the gradient of a Laplacian in the parameters, a physics-informed loss's
+    x = RNG.normal(size=3)
+    W = RNG.normal(size=(4, 3))
+
+    def loss(w):
+        return laplacian(lambda z: np.sum(np.tanh(w @ z) ** 2))(x)
+
+    step = 1e-6
+    differences = np.zeros_like(W)
+    for i in np.ndindex(W.shape):
+        e = np.zeros_like(W)
+        e[i] = step
+        differences[i] = (loss(W + e) - loss(W - e)) / (2 * step)
+    assert_allclose(dualad.grad(loss)(W), differences, rtol=1e-6, atol=1e-8)
+    assert_allclose(dualad.jacfwd(loss)(W), dualad.grad(loss)(W), rtol=1e-12)
+
+
+def test_dtypes_and_what_is_wrong_is_said():
+    x32 = RNG.normal(size=3).astype(np.float32)
+    assert laplacian(lambda z: np.sum(np.sin(z)))(x32).dtype == np.float32
+    with pytest.raises(ValueError, match="method"):
+        laplacian(mlp, method="nested")
+    with pytest.raises(ValueError, match="num_samples"):
+        laplacian(mlp, method="hutchinson", num_samples=0)
+    with pytest.raises(ValueError, match="distribution"):
+        laplacian(mlp, method="hutchinson", distribution="uniform")
+    with pytest.raises(ValueError, match="out of range"):
+        laplacian(mlp, argnums=2)(np.ones(D))
