@@ -46,6 +46,7 @@ TRANSFORMS = {
     "sparse_jacobian": lambda g, replay: _dense(dualad.sparse_jacobian(g, replay=replay)),
     "sparse_hessian": lambda g, replay: _dense(dualad.sparse_hessian(_scalar(g),
                                                                     replay=replay)),
+    "laplacian": lambda g, replay: dualad.laplacian(g, replay=replay),
 }
 _SCALARS: dict = {}
 
