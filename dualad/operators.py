@@ -31,41 +31,28 @@ from . import ops
 from .dual import Dual, align_tangent, as_float_array, elementwise_jvp, fit_tangent
 from .primitive import MINUS_ONE, ONE, Over, Primitive, Tag
 from .replay import REPLAY_BY_DEFAULT, replayed
-from .taylor import Series, _Context, _linear_in, _per_coefficient
+from .taylor import RowsTag, Series, _Context, _per_coefficient
 
 __all__ = ["laplacian", "hessian_trace", "divergence"]
 
 
-class CollapsedTag(Tag):
+class CollapsedTag(RowsTag):
     """The tag of one collapsed evaluation: its Duals' tangents hold D first derivatives
     and, last, the weighted sum of the second Taylor coefficients."""
 
     __slots__ = ("weights",)
-    interprets = True
 
     def __init__(self, weights: np.ndarray) -> None:
         super().__init__()
         self.weights = weights
 
-    def process(self, box: Dual, prim: Primitive, primals: list, tangents: list, ans: Any,
-                params: dict) -> Any:
-        if not prim.differentiable:
-            return ans
-        moving = [i for i, t in enumerate(tangents) if t is not None]
-        if _linear_in(prim, moving):
-            out = _per_coefficient(prim, primals, tangents, ans, params)
-        elif prim.partials is not None:
-            out = self._elementwise(prim, primals, tangents, moving, ans)
-        else:
-            D = len(self.weights)
-            rows = _per_coefficient(prim, primals, tangents, ans, params)
-            curvature = self._through_series(prim, primals, tangents, ans, params)
-            out = _added_to_last(fit_tangent(rows, np.shape(ans)), curvature, D)
-        if out is None:
-            return ans
-        if out.dtype != ans.dtype:
-            out = ops.convert(out, dtype=ans.dtype)
-        return box._wrap(ans, out)
+    def nonlinear(self, prim: Primitive, primals: list, tangents: list, moving: list,
+                  ans: Any, params: dict) -> Any:
+        if prim.partials is not None:
+            return self._elementwise(prim, primals, tangents, moving, ans)
+        rows = _per_coefficient(prim, primals, tangents, ans, params)
+        curvature = self._through_series(prim, primals, tangents, ans, params)
+        return _added_to_last(fit_tangent(rows, np.shape(ans)), curvature, len(self.weights))
 
     def _elementwise(self, prim: Primitive, primals: list, tangents: list, moving: list,
                      ans: Any) -> Any:

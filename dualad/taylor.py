@@ -45,7 +45,7 @@ from .dual import (Dual, align_tangent, as_float_array, check_tangent_shape, ele
                    fit_tangent)
 from .primitive import MINUS_ONE, ONE, Boxed, Over, Primitive, Tag
 
-__all__ = ["jet", "JetTag", "Series"]
+__all__ = ["jet", "JetTag", "RowsTag", "Series"]
 
 
 def _linear_in(prim: Primitive, moving: list[int]) -> bool:
@@ -72,37 +72,54 @@ def _per_coefficient(prim: Primitive, primals: list, tangents: list, ans: Any,
     return prim.jvp_rule(primals, tangents, ans, **params)
 
 
-class JetTag(Tag):
-    """The tag of one :func:`jet` call: its Duals' tangents hold the ``order`` higher
-    Taylor coefficients (coefficient k at ``tangent[k - 1]``)."""
+class RowsTag(Tag):
+    """The tag of an evaluation whose Duals' tangents hold rows that every linear map
+    acts on one by one (Taylor coefficients, or a collapsed operator's parts): those
+    calls run the ordinary forward rule; :meth:`nonlinear` gives the rows of the rest."""
 
-    __slots__ = ("order",)
+    __slots__ = ()
     interprets = True
-
-    def __init__(self, order: int) -> None:
-        super().__init__()
-        self.order = order
 
     def process(self, box: Dual, prim: Primitive, primals: list, tangents: list, ans: Any,
                 params: dict) -> Any:
-        """A Dual of this tag meets ``prim``: the coefficients of its result."""
+        """A Dual of this tag meets ``prim``: the rows of its result."""
         if not prim.differentiable:
             return ans
         moving = [i for i, t in enumerate(tangents) if t is not None]
         if _linear_in(prim, moving):
             out = _per_coefficient(prim, primals, tangents, ans, params)
         else:
-            context = _Context()
-            series = [a if t is None else Series.known(a, fit_tangent(t, np.shape(a)), context)
-                      for a, t in zip(primals, tangents)]
-            y = Series.result(prim, series, params, ans, context)
-            out = ops.concatenate(*[_lead(y.coefficient(k)) for k in range(1, self.order + 1)],
-                                  axis=0)
+            out = self.nonlinear(prim, primals, tangents, moving, ans, params)
         if out is None:
             return ans
         if out.dtype != ans.dtype:
             out = ops.convert(out, dtype=ans.dtype)
         return box._wrap(ans, out)
+
+    def nonlinear(self, prim: Primitive, primals: list, tangents: list, moving: list,
+                  ans: Any, params: dict) -> Any:
+        raise NotImplementedError
+
+
+class JetTag(RowsTag):
+    """The tag of one :func:`jet` call: its Duals' tangents hold the ``order`` higher
+    Taylor coefficients (coefficient k at ``tangent[k - 1]``)."""
+
+    __slots__ = ("order",)
+
+    def __init__(self, order: int) -> None:
+        super().__init__()
+        self.order = order
+
+    def nonlinear(self, prim: Primitive, primals: list, tangents: list, moving: list,
+                  ans: Any, params: dict) -> Any:
+        """The coefficients of ``prim``'s result from its rule on series."""
+        context = _Context()
+        series = [a if t is None else Series.known(a, fit_tangent(t, np.shape(a)), context)
+                  for a, t in zip(primals, tangents)]
+        y = Series.result(prim, series, params, ans, context)
+        return ops.concatenate(*[_lead(y.coefficient(k)) for k in range(1, self.order + 1)],
+                               axis=0)
 
 
 def _lead(c: Any) -> Any:
