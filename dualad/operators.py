@@ -9,8 +9,8 @@ entries of a Hessian. For y = g(x):
 
 - g linear (a reshape, a sum, ``x @ W``): each of the D + 1 rows maps alone;
 - g elementwise, with its row of partials pᵢ: ∂_d y = Σᵢ pᵢ ∂_d xᵢ, and
-  T_y = Σᵢ pᵢ T_{xᵢ} + ½ Σ_d w_d Σᵢ (∂_d pᵢ)·∂_d xᵢ, the partials' own derivatives
-  along the D directions from one evaluation of the row on Duals;
+  T_y = Σᵢ pᵢ T_{xᵢ} + ½ Σᵢⱼ ∂ⱼpᵢ·cᵢⱼ with cᵢⱼ = Σ_d w_d ∂_d xᵢ ∂_d xⱼ: the directions
+  are contracted first, and each partial is differentiated along one tangent;
 - any other primitive: the JVP rule for the first row and T's linear part, and the
   second coefficients of D two-term series (:class:`dualad.taylor.Series`).
 
