@@ -233,7 +233,10 @@ def test_an_idiom_gives_the_derivative_of_its_dual_friendly_twin(name, transform
     make = TRANSFORMS[transform]
     for k in range(3):
         x = X * (1 + 0.1 * k)
-        assert_allclose(make(idiom, False)(x), make(twin, False)(x), rtol=1e-14, atol=1e-15)
+        want = make(twin, False)(x)
+        # (rounding of the other summation order: an entry that cancels terms of size ~10)
+        scale = max(1.0, float(np.max(np.abs(want))))
+        assert_allclose(make(idiom, False)(x), want, rtol=1e-14, atol=1e-15 * scale)
 
 
 #: Idioms calling SciPy's linear algebra, whose calls keep the interpreter.
