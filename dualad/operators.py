@@ -57,45 +57,58 @@ class CollapsedTag(RowsTag):
     def _elementwise(self, prim: Primitive, primals: list, tangents: list, moving: list,
                      ans: Any) -> Any:
         """The rows of y = f(x₁, …) by its row of partials pᵢ: Σᵢ pᵢ·(each row of xᵢ),
-        plus ½ Σ_d w_d Σᵢⱼ ∂ⱼpᵢ·∂_d xᵢ·∂_d xⱼ on the last. The directions are contracted
-        first, cᵢⱼ = Σ_d w_d ∂_d xᵢ ∂_d xⱼ, so each pᵢ is differentiated along one
-        tangent (xⱼ moving by cᵢⱼ, y by Σⱼ pⱼcᵢⱼ), not D of them."""
-        D, ndim = len(self.weights), np.ndim(ans)
-        curved = [i for i in moving if prim.partials[i] not in (None, ONE, MINUS_ONE)]
+        plus ½ Σᵢⱼ ∂ⱼpᵢ·cᵢⱼ on the last, cᵢⱼ = Σ_d w_d ∂_d xᵢ ∂_d xⱼ (the directions
+        contracted first). Each partial is evaluated once, on Duals of two seeds: xⱼ
+        moving by cᵢⱼ, then y by one, so ∂ⱼpᵢ·cᵢⱼ = first + second·Σⱼ pⱼcᵢⱼ."""
+        D, shape = len(self.weights), tuple(np.shape(ans))
+        ndim = len(shape)
         firsts = {i: align_tangent(tangents[i][:D], ndim) for i in moving}
-        contracted = {(i, j): np.einsum("d,d...,d...->...", self.weights, firsts[i],
-                                        firsts[j])
-                      for i in curved for j in moving}
-        extended = list(tangents)
-        for j in moving:  # the rows of x_j, then c_ij for each curved i: one pass of f'
-            extra = [np.reshape(contracted[i, j], (1,) + np.shape(contracted[i, j]))
-                     for i in curved]
-            if extra:
-                rows = fit_tangent(align_tangent(tangents[j], ndim), np.shape(ans))
-                extended[j] = ops.concatenate(
-                    rows, *[ops.broadcast_to(e, shape=(1,) + np.shape(ans)) for e in extra],
-                    axis=0)
-        out = fit_tangent(elementwise_jvp(prim, primals, extended, ans), np.shape(ans))
-        if not curved:
-            return out
-        tag, curvature = Tag(), None
-        for k, i in enumerate(curved):
-            lifted = [a if j not in moving else
-                      Dual._new(ops.broadcast_to(a, shape=np.shape(ans)),
-                                _lead(contracted[i, j], ans), tag)
+        tag, weights, pending = Tag(), {}, []
+        y_seeds = np.zeros((2,) + shape, np.result_type(ans))
+        y_seeds[1] = 1.0
+        y = Dual._new(ans, y_seeds, tag)
+        for i in moving:
+            partial = prim.partials[i]
+            if partial is None or partial is ONE or partial is MINUS_ONE:
+                weights[i] = partial
+                continue
+            c = {j: np.einsum("d,d...,d...->...", self.weights, firsts[i], firsts[j])
+                 for j in moving}
+            lifted = [a if j not in moving else Dual._new(
+                _shaped(a, shape), ops.concatenate(_lead(c[j], ans), _lead(c[j] * 0, ans),
+                                                   axis=0), tag)
                       for j, a in enumerate(primals)]
-            y = Dual._new(ans, out[D + 1 + k:D + 2 + k], tag)
             if prim.nonfinite_partials:
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    p = prim.partials[i](y, *lifted)
+                    p = partial(y, *lifted)
             else:
-                p = prim.partials[i](y, *lifted)
+                p = partial(y, *lifted)
             if type(p) is Over:
                 p = ops.divide(1.0, p.denominator)
-            if isinstance(p, Dual) and p._tag is tag and p.tangent is not None:
-                term = fit_tangent(p.tangent, np.shape(ans))[0]
-                curvature = term if curvature is None else curvature + term
-        rows = out[:D + 1]
+            if isinstance(p, Dual) and p._tag is tag:
+                weights[i] = p.primal
+                if p.tangent is not None:
+                    pending.append((fit_tangent(p.tangent, shape), c))
+            else:
+                weights[i] = p
+        rows = None
+        for i, w in weights.items():
+            if w is None:
+                continue
+            t = fit_tangent(align_tangent(tangents[i], ndim), shape)
+            term = t if w is ONE else -t if w is MINUS_ONE else \
+                ops.scale(w, t) if prim.nonfinite_partials else w * t
+            rows = term if rows is None else rows + term
+        curvature = None
+        for seeds, c in pending:
+            moved = None
+            for j, w in weights.items():
+                if w is None:
+                    continue
+                term = c[j] if w is ONE else -c[j] if w is MINUS_ONE else w * c[j]
+                moved = term if moved is None else moved + term
+            term = seeds[0] if moved is None else seeds[0] + seeds[1] * moved
+            curvature = term if curvature is None else curvature + term
         return rows if curvature is None else _added_to_last(rows, curvature * 0.5, D)
 
     def _through_series(self, prim: Primitive, primals: list, tangents: list, ans: Any,
@@ -112,9 +125,15 @@ class CollapsedTag(RowsTag):
         return total
 
 
+def _shaped(value: Any, shape: tuple) -> Any:
+    """``value`` broadcast to ``shape`` (as it is where it has that shape already)."""
+    return value if np.shape(value) == shape else ops.broadcast_to(value, shape=shape)
+
+
 def _lead(value: Any, ans: Any) -> Any:
     """``value`` broadcast to ``ans``'s shape, with a leading axis of one."""
-    return ops.broadcast_to(value, shape=(1,) + tuple(np.shape(ans)))
+    shape = tuple(np.shape(ans))
+    return ops.reshape(_shaped(value, shape), shape=(1,) + shape)
 
 
 def _added_to_last(rows: Any, value: Any, D: int) -> Any:
