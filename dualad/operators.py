@@ -72,8 +72,8 @@ class CollapsedTag(RowsTag):
             if partial is None or partial is ONE or partial is MINUS_ONE:
                 weights[i] = partial
                 continue
-            c = {j: np.einsum("d,d...,d...->...", self.weights, firsts[i], firsts[j])
-                 for j in moving}
+            c = {j: ops.einsum(self.weights, firsts[i], firsts[j],
+                               subscripts="d,d...,d...->...") for j in moving}
             lifted = [a if j not in moving else Dual._new(
                 _shaped(a, shape), ops.concatenate(_lead(c[j], ans), _lead(c[j] * 0, ans),
                                                    axis=0), tag)
@@ -288,6 +288,6 @@ def divergence(fun: Callable, argnums: int = 0, *,
         if np.shape(out) != x.shape:
             raise ValueError(f"divergence: the field's value has shape {np.shape(out)}, its "
                              f"argument {x.shape}: they must be the same")
-        return np.einsum("ii->", np.reshape(tangent, (x.size, x.size)))
+        return ops.einsum(ops.reshape(tangent, shape=(x.size, x.size)), subscripts="ii->")
 
     return replayed(div, fun, argnums, replay)

@@ -44,14 +44,15 @@ except ImportError as error:  # jax, or a jaxlib it needs, is missing
 
 from dualad import _sparse_attribute  # noqa: E402
 from . import kernels, pytrees, sharding  # noqa: E402
-from .transforms import (grad, hessian, hvp, jacfwd, jacobian, jacrev, jet,  # noqa: E402
-                         jvp, value_and_grad, vjp)
+from .transforms import (divergence, grad, hessian, hessian_trace, hvp,  # noqa: E402
+                         jacfwd, jacobian, jacrev, jet, jvp, laplacian, value_and_grad, vjp)
 
 kernels.register()
 pytrees.register()
 
 __all__ = ["jvp", "jacfwd", "jacobian", "hessian", "hvp", "grad", "value_and_grad", "vjp",
-           "jacrev", "jet", "sparse_jacobian", "sparse_hessian"]
+           "jacrev", "jet", "laplacian", "hessian_trace", "divergence", "sparse_jacobian",
+           "sparse_hessian"]
 
 _SPARSE = ("sparse_jacobian", "sparse_hessian")  # imported on first use: they need SciPy
 

@@ -39,7 +39,7 @@ from .cache import LRUCache, state_key
 from .sharding import default_mesh, seed_placement
 
 __all__ = ["jvp", "jacfwd", "jacobian", "hessian", "hvp", "grad", "value_and_grad", "vjp",
-           "jacrev", "jet"]
+           "jacrev", "jet", "laplacian", "hessian_trace", "divergence"]
 
 
 def compile_transform(transformed: Callable) -> Callable:
@@ -360,6 +360,34 @@ def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bo
     return _call("jet", (factorial_scaled,), fun, lambda f, on_host=False: (
         lambda p, s: dualad.jet(f, p, s, factorial_scaled)),
         tuple(primals), tuple(tuple(terms) for terms in series))
+
+
+def laplacian(fun: Callable, argnums: int = 0) -> Callable:
+    """Compiled :func:`dualad.laplacian` (the exact, collapsed one: random directions
+    drawn inside a compiled program would be the same at every call).
+
+    Examples
+    --------
+    >>> import numpy as np, dualad_gpu
+    >>> float(dualad_gpu.laplacian(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0])))
+    18.0
+    """
+    return _transform("laplacian", (argnums,), fun, lambda f, on_host=False:
+                      dualad.laplacian(f, argnums, **_jitted(on_host)))
+
+
+def hessian_trace(fun: Callable, C: Any, argnums: int = 0) -> Callable:
+    """Compiled :func:`dualad.hessian_trace`: tr(C ∇²f)."""
+    C = np.asarray(C, dtype=float)
+    return _transform("hessian_trace", (argnums, C.shape, C.tobytes()), fun,
+                      lambda f, on_host=False: dualad.hessian_trace(f, C, argnums,
+                                                                    **_jitted(on_host)))
+
+
+def divergence(fun: Callable, argnums: int = 0) -> Callable:
+    """Compiled :func:`dualad.divergence`: ∇·F."""
+    return _transform("divergence", (argnums,), fun, lambda f, on_host=False:
+                      dualad.divergence(f, argnums, **_jitted(on_host)))
 
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False, nan_safe: bool = False) -> Any:

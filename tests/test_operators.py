@@ -146,3 +146,21 @@ def test_dtypes_and_what_is_wrong_is_said():
         laplacian(mlp, method="hutchinson", distribution="uniform")
     with pytest.raises(ValueError, match="out of range"):
         laplacian(mlp, argnums=2)(np.ones(D))
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_under_dualad_gpu(name):
+    jax = pytest.importorskip("jax")
+    import dualad_gpu
+    f = FUNCTIONS[name]
+    x = RNG.normal(size=D)
+    got = dualad_gpu.laplacian(f)(x)
+    assert isinstance(got, jax.Array) and got.dtype == np.float64
+    assert_allclose(np.asarray(got), laplacian(f)(x), rtol=1e-12, atol=1e-12)
+    C = RNG.normal(size=(D, D))
+    C = C + C.T
+    assert_allclose(np.asarray(dualad_gpu.hessian_trace(f, C)(x)), hessian_trace(f, C)(x),
+                    rtol=1e-11, atol=1e-12)
+    field = dualad.grad(f)
+    assert_allclose(np.asarray(dualad_gpu.divergence(field)(x)), divergence(field)(x),
+                    rtol=1e-12, atol=1e-12)
