@@ -44,7 +44,7 @@ from dualad.primitive import FUNCTION_HANDLERS, NON_DIFFERENTIABLE, UFUNC_HANDLE
 from dualad.rules.shape import ON_PRIMAL
 
 sys.path.insert(0, str(Path(__file__).parent))
-from specs import SPECS, target  # noqa: E402
+from specs import SPECS, jet_order, target  # noqa: E402
 
 OUTPUT = Path(__file__).parent.parent / "docs" / "data" / "coverage.json"
 
@@ -237,6 +237,7 @@ def compute() -> dict:
                 entry["jax_checked"] = any(s.jax is not None for s in specs)
                 entry["dualad_gpu"] = bool(specs) and all(s.gpu and runs_on_jax(s)
                                                             for s in specs)
+                entry["jet"] = bool(specs) and all(jet_order(s) >= 3 for s in specs)
             entries[name] = entry
         table[module_name] = entries
     return table

@@ -41,7 +41,9 @@ def test_the_table_counts_what_it_says():
     table = fresh_table()
     numpy = table["numpy"]
     assert numpy["sin"] == {"dualad": "rule", "jax": True, "tested": True,
-                            "jax_checked": numpy["sin"]["jax_checked"], "dualad_gpu": True}
+                            "jax_checked": numpy["sin"]["jax_checked"], "dualad_gpu": True,
+                            "jet": True}
+    assert not table["scipy.special"]["gammainc"]["jet"]  # no third derivative in a
     assert numpy["argmax"]["dualad"] == "value"
     assert table["numpy.fft"]["fft"]["dualad"] == "rule" and table["numpy.fft"]["fft"]["jax_checked"]
     assert numpy["zeros"]["dualad"] == "n/a"  # NumPy never hands it a Dual

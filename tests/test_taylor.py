@@ -9,23 +9,10 @@ import numpy as np
 import optree
 import pytest
 from numpy.testing import assert_allclose
-from specs import SPECS
+from specs import SPECS, jet_order
 
 import dualad
 from dualad import jet
-
-#: Rows whose third derivative has no rule: jet says so from order 3 on.
-TWICE_IN_A = ("scipy.special.gammainc", "scipy.special.gammaincc", "scipy.stats.chi2",
-              "scipy.stats.gamma", "scipy.stats.gennorm")
-
-
-def _order_of(spec) -> int:
-    if spec.adaptive or spec.name.startswith(("scipy.optimize", "scipy.integrate")):
-        return 3  # (the nested reference solves 2^order times)
-    if spec.name.startswith(TWICE_IN_A) and "cdf" in spec.id or "gammainc" in spec.name:
-        return 2
-    return 4
-
 
 def _point(spec, rng):
     for _ in range(50):
@@ -58,7 +45,7 @@ def test_every_row_against_nested_derivatives(spec):
     rng = np.random.default_rng(7)
     args = _point(spec, rng)
     directions = [(rng.normal(size=np.shape(a)) * 0.5).astype(a.dtype) for a in args]
-    order = _order_of(spec)
+    order = jet_order(spec)
     series = tuple([d] + [np.zeros_like(d)] * (order - 1) for d in directions)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (the rows' own warnings, as in the interpreter)
