@@ -29,9 +29,9 @@ import optree
 
 from . import ops
 from .dual import Dual, align_tangent, as_float_array, elementwise_jvp, fit_tangent
-from .primitive import MINUS_ONE, ONE, Over, Primitive, Tag
+from .primitive import MINUS_ONE, ONE, Primitive, Tag
 from .replay import REPLAY_BY_DEFAULT, replayed
-from .taylor import RowsTag, Series, _Context, _per_coefficient
+from .taylor import RowsTag, Series, _Context, _per_coefficient, evaluated
 
 __all__ = ["laplacian", "hessian_trace", "divergence"]
 
@@ -78,13 +78,7 @@ class CollapsedTag(RowsTag):
                 _shaped(a, shape), ops.concatenate(_lead(c[j], ans), _lead(c[j] * 0, ans),
                                                    axis=0), tag)
                       for j, a in enumerate(primals)]
-            if prim.nonfinite_partials:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    p = partial(y, *lifted)
-            else:
-                p = partial(y, *lifted)
-            if type(p) is Over:
-                p = ops.divide(1.0, p.denominator)
+            p = evaluated(prim, partial, y, lifted)
             if isinstance(p, Dual) and p._tag is tag:
                 weights[i] = p.primal
                 if p.tangent is not None:

@@ -261,6 +261,17 @@ def _quotient_rule(y: Series, a: Any, b: Any) -> Callable:
     return rule
 
 
+def evaluated(prim: Primitive, partial: Callable, ans: Any, args: list) -> Any:
+    """One partial of ``prim``'s row at (``ans``, ``args``), ``Over(d)`` as ``1/d`` (where
+    it may be infinite, without a warning: the caller multiplies it safely)."""
+    if prim.nonfinite_partials:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = partial(ans, *args)
+    else:
+        p = partial(ans, *args)
+    return ops.divide(1.0, p.denominator) if type(p) is Over else p
+
+
 def _partials_rule(prim: Primitive, y: Series, args: list) -> Callable:
     """k·y_k = Σᵢ Σ_{j=1..k} j·x_{i,j}·p_{i,k−j}, pᵢ the row of partials on series."""
     partials: list = []
@@ -271,15 +282,8 @@ def _partials_rule(prim: Primitive, y: Series, args: list) -> Callable:
             for partial, a in zip(prim.partials, args):
                 if type(a) is not Series or partial is None:
                     continue
-                if partial is ONE or partial is MINUS_ONE:
-                    p = float(partial)
-                elif safe:
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        p = partial(y, *args)
-                else:
-                    p = partial(y, *args)
-                if type(p) is Over:
-                    p = ops.divide(1.0, p.denominator)
+                p = float(partial) if partial is ONE or partial is MINUS_ONE else \
+                    evaluated(prim, partial, y, args)
                 partials.append((a, p))
         return partials
 
