@@ -21,13 +21,14 @@ from .hyperdual import HyperDual
 from .reverse import grad, jacrev, value_and_grad, vjp
 from .second_order import hessian, hvp, second_derivative
 from .taylor import jet
-from .operators import divergence, hessian_trace, laplacian
+from .operators import biharmonic, divergence, hessian_trace, laplacian
 from . import testing  # noqa: E402,I001  (dualad.testing.check_grads; hypothesis stays optional)
 from .primitive import Primitive, Tag, register_function
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "biharmonic",
     "Dual",
     "HyperDual",
     "Primitive",

@@ -1,5 +1,5 @@
 """Forward differential operators: the Laplacian, weighted Hessian traces, the
-divergence, each from one evaluation of the function.
+divergence and the biharmonic, each from one evaluation of the function.
 
 The Laplacian is collapsed Taylor mode (the forward Laplacian of Li et al., 2024):
 along directions u_1 … u_D, every value y of the program carries its D first
@@ -33,7 +33,7 @@ from .primitive import MINUS_ONE, ONE, Primitive, Tag
 from .replay import REPLAY_BY_DEFAULT, replayed
 from .taylor import RowsTag, Series, _Context, _per_coefficient, evaluated
 
-__all__ = ["laplacian", "hessian_trace", "divergence"]
+__all__ = ["laplacian", "hessian_trace", "divergence", "biharmonic"]
 
 
 class CollapsedTag(RowsTag):
@@ -254,6 +254,22 @@ def hessian_trace(fun: Callable, C: Any, argnums: int = 0, *,
         return optree.tree_map(lambda s: s * 2, sums)
 
     return replayed(trace, fun, argnums, replay)
+
+
+def biharmonic(fun: Callable, argnums: int = 0, *,
+               replay: bool = REPLAY_BY_DEFAULT) -> Callable:
+    """The biharmonic Δ²f = Σᵢⱼ ∂ᵢ²∂ⱼ²f of ``fun`` in argument ``argnums``: the collapsed
+    Laplacian of the collapsed Laplacian, one evaluation of ``fun`` carrying n first
+    derivatives of n first derivatives; ``replay`` as in :func:`dualad.jacfwd`.
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> f = lambda x: np.sum(x ** 4) + x[0] ** 2 * x[1] ** 2   # Δ²f = 24·2 + 8
+    >>> float(dualad.biharmonic(f)(np.array([0.3, -1.2])))
+    56.0
+    """
+    return laplacian(laplacian(fun, argnums, replay=False), argnums, replay=replay)
 
 
 def divergence(fun: Callable, argnums: int = 0, *,

@@ -39,7 +39,7 @@ from .cache import LRUCache, state_key
 from .sharding import default_mesh, seed_placement
 
 __all__ = ["jvp", "jacfwd", "jacobian", "hessian", "hvp", "grad", "value_and_grad", "vjp",
-           "jacrev", "jet", "laplacian", "hessian_trace", "divergence"]
+           "jacrev", "jet", "laplacian", "hessian_trace", "divergence", "biharmonic"]
 
 
 def compile_transform(transformed: Callable) -> Callable:
@@ -382,6 +382,12 @@ def hessian_trace(fun: Callable, C: Any, argnums: int = 0) -> Callable:
     return _transform("hessian_trace", (argnums, C.shape, C.tobytes()), fun,
                       lambda f, on_host=False: dualad.hessian_trace(f, C, argnums,
                                                                     **_jitted(on_host)))
+
+
+def biharmonic(fun: Callable, argnums: int = 0) -> Callable:
+    """Compiled :func:`dualad.biharmonic`: Δ²f."""
+    return _transform("biharmonic", (argnums,), fun, lambda f, on_host=False:
+                      dualad.biharmonic(f, argnums, **_jitted(on_host)))
 
 
 def divergence(fun: Callable, argnums: int = 0) -> Callable:

@@ -164,3 +164,21 @@ def test_under_dualad_gpu(name):
     field = dualad.grad(f)
     assert_allclose(np.asarray(dualad_gpu.divergence(field)(x)), divergence(field)(x),
                     rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["mlp", "residual"])
+def test_biharmonic_against_jax(name):
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    f = FUNCTIONS[name]
+    x = RNG.normal(size=D)
+
+    def jax_laplacian(g):
+        return lambda z: jnp.trace(jax.hessian(g)(z))
+
+    with jax.enable_x64(True):
+        theirs = float(jax_laplacian(jax_laplacian(lambda z: f(z, jnp)))(jnp.asarray(x)))
+    assert_allclose(dualad.biharmonic(f)(x), theirs, rtol=1e-11, atol=1e-11)
+    assert_allclose(dualad.biharmonic(f)(x), laplacian(laplacian(f))(x), rtol=1e-14)
+    import dualad_gpu
+    assert_allclose(np.asarray(dualad_gpu.biharmonic(f)(x)), theirs, rtol=1e-11, atol=1e-11)
