@@ -41,6 +41,7 @@ class CollapsedTag(RowsTag):
     and, last, the weighted sum of the second Taylor coefficients."""
 
     __slots__ = ("weights",)
+    order = 2  # (second-order information: a solver's chord-Newton takes two steps)
 
     def __init__(self, weights: np.ndarray) -> None:
         super().__init__()

@@ -182,3 +182,21 @@ def test_biharmonic_against_jax(name):
     assert_allclose(dualad.biharmonic(f)(x), laplacian(laplacian(f))(x), rtol=1e-14)
     import dualad_gpu
     assert_allclose(np.asarray(dualad_gpu.biharmonic(f)(x)), theirs, rtol=1e-11, atol=1e-11)
+
+
+def test_through_scipys_solvers():
+    # the implicit function theorem's corrections take one step per order carried:
+    # the collapsed Laplacian carries two (one step gave a wrong curvature)
+    so = pytest.importorskip("scipy.optimize")
+    p = np.array([2.0, 10.0, 30.0])
+    solves = {
+        "root": lambda p: np.sum(so.root(lambda x: x ** 3 + x - p, np.ones_like(p),
+                                         tol=1e-13).x ** 2),
+        "brentq": lambda p: so.brentq(lambda x: x ** 3 + x - p[0] * p[1], 0.0, 50.0,
+                                      xtol=1e-14) ** 2,
+        "minimize": lambda p: np.sum(so.minimize(lambda x: np.sum((x - p) ** 2 + 0.1 * x ** 4),
+                                                 np.zeros(3), method="BFGS", tol=1e-12).x ** 3),
+    }
+    for name, f in solves.items():
+        assert_allclose(laplacian(f)(p), np.trace(dualad.hessian(f)(p)), rtol=1e-7, atol=1e-9,
+                        err_msg=name)
