@@ -31,7 +31,7 @@ from . import ops
 from .dual import Dual, align_tangent, as_float_array, elementwise_jvp, fit_tangent
 from .primitive import MINUS_ONE, ONE, Primitive, Tag
 from .replay import REPLAY_BY_DEFAULT, replayed
-from .taylor import RowsTag, Series, _Context, _per_coefficient, evaluated
+from .taylor import RowsTag, Series, _Context, _per_coefficient, evaluated, zeros_like
 
 __all__ = ["laplacian", "hessian_trace", "divergence", "biharmonic"]
 
@@ -52,6 +52,8 @@ class CollapsedTag(RowsTag):
         if prim.partials is not None:
             return self._elementwise(prim, primals, tangents, moving, ans)
         rows = _per_coefficient(prim, primals, tangents, ans, params)
+        if rows is None:  # the result does not depend on the moving arguments
+            return None
         curvature = self._through_series(prim, primals, tangents, ans, params)
         return _added_to_last(fit_tangent(rows, np.shape(ans)), curvature, len(self.weights))
 
@@ -76,7 +78,7 @@ class CollapsedTag(RowsTag):
             c = {j: ops.einsum(self.weights, firsts[i], firsts[j],
                                subscripts="d,d...,d...->...") for j in moving}
             lifted = [a if j not in moving else Dual._new(
-                _shaped(a, shape), ops.concatenate(_lead(c[j], ans), _lead(c[j] * 0, ans),
+                _shaped(a, shape), ops.concatenate(_lead(c[j], ans), _lead(zeros_like(c[j]), ans),
                                                    axis=0), tag)
                       for j, a in enumerate(primals)]
             p = evaluated(prim, partial, y, lifted)
@@ -109,7 +111,7 @@ class CollapsedTag(RowsTag):
     def _through_series(self, prim: Primitive, primals: list, tangents: list, ans: Any,
                         params: dict) -> Any:
         """Σ_d w_d y_d⁽²⁾ from a two-term series along each direction (x⁽²⁾ = 0)."""
-        total = ans * 0
+        total = zeros_like(ans)
         for d, w in enumerate(self.weights):
             context = _Context()
             args = [a if t is None else Series.known(a, fit_tangent(t, np.shape(a))[d:d + 1],

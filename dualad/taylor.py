@@ -122,6 +122,13 @@ class JetTag(RowsTag):
                                axis=0)
 
 
+def zeros_like(value: Any) -> np.ndarray:
+    """Zeros of ``value``'s shape and dtype: a coefficient that is structurally zero
+    (not ``value * 0``, which is nan where ``value`` is infinite)."""
+    dtype = np.dtype(getattr(value, "dtype", np.float64))
+    return np.zeros(np.shape(value), dtype if dtype.kind in "fc" else np.float64)
+
+
 def _lead(c: Any) -> Any:
     """A coefficient with a leading axis of one."""
     return ops.reshape(c, shape=(1,) + tuple(np.shape(c)))
@@ -165,7 +172,7 @@ class Series(Dual):
         coefficients = self._coefficients
         while len(coefficients) <= k:
             if self._rule is None:
-                return self.primal * 0
+                return zeros_like(self.primal)
             coefficients.append(self._rule(len(coefficients)))
         return coefficients[k]
 
@@ -215,7 +222,7 @@ def _linear_rule(prim: Primitive, args: list, params: dict, ans: Any) -> Callabl
     def rule(k: int) -> Any:
         tangents = [_lead(a.coefficient(k)) if type(a) is Series else None for a in args]
         out = _per_coefficient(prim, primals, tangents, ans, params)
-        return ans * 0 if out is None else out[0]
+        return zeros_like(ans) if out is None else out[0]
 
     return rule
 
@@ -256,7 +263,7 @@ def _quotient_rule(y: Series, a: Any, b: Any) -> Callable:
             if b_j is not None:
                 term = b_j * y.coefficient(k - j)
                 total = -term if total is None else total - term
-        return y.primal * 0 if total is None else total / _coefficient(b, 0)
+        return zeros_like(y.primal) if total is None else total / _coefficient(b, 0)
 
     return rule
 
@@ -298,7 +305,7 @@ def _partials_rule(prim: Primitive, y: Series, args: list) -> Callable:
                 term = ops.scale(p_m, x_j) if safe else p_m * x_j
                 term = term * j if j > 1 else term
                 total = term if total is None else total + term
-        return y.primal * 0 if total is None else total / k
+        return zeros_like(y.primal) if total is None else total / k
 
     return rule
 
@@ -321,8 +328,8 @@ def _jvp_rule(prim: Primitive, y: Series, args: list, params: dict) -> Callable:
             derivative.append(prim.jvp_rule(args, tangents, y, **params))
         d = derivative[0]
         if d is None:
-            return y.primal * 0
-        d_m = d.coefficient(k - 1) if type(d) is Series else (d if k == 1 else d * 0)
+            return zeros_like(y.primal)
+        d_m = d.coefficient(k - 1) if type(d) is Series else (d if k == 1 else zeros_like(d))
         return d_m[0] / k
 
     return rule
