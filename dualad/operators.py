@@ -75,8 +75,7 @@ class CollapsedTag(RowsTag):
             if partial is None or partial is ONE or partial is MINUS_ONE:
                 weights[i] = partial
                 continue
-            c = {j: ops.einsum(self.weights, firsts[i], firsts[j],
-                               subscripts="d,d...,d...->...") for j in moving}
+            c = {j: self._contracted(firsts[i] * firsts[j]) for j in moving}
             lifted = [a if j not in moving else Dual._new(
                 _shaped(a, shape), ops.concatenate(_lead(c[j], ans), _lead(zeros_like(c[j]), ans),
                                                    axis=0), tag)
@@ -107,6 +106,12 @@ class CollapsedTag(RowsTag):
             term = seeds[0] if moved is None else seeds[0] + seeds[1] * moved
             curvature = term if curvature is None else curvature + term
         return rows if curvature is None else _added_to_last(rows, curvature * 0.5, D)
+
+    def _contracted(self, products: Any) -> Any:
+        """Σ_d w_d·products[d] (one matrix product: einsum's path search costs more)."""
+        shape = tuple(np.shape(products))[1:]
+        flat = ops.reshape(products, shape=(len(self.weights), int(np.prod(shape, dtype=int))))
+        return ops.reshape(ops.matmul(self.weights, flat), shape=shape)
 
     def _through_series(self, prim: Primitive, primals: list, tangents: list, ans: Any,
                         params: dict) -> Any:
