@@ -75,7 +75,8 @@ def _per_coefficient(prim: Primitive, primals: list, tangents: list, ans: Any,
 class RowsTag(Tag):
     """The tag of an evaluation whose Duals' tangents hold rows that every linear map
     acts on one by one (Taylor coefficients, or a collapsed operator's parts): those
-    calls run the ordinary forward rule; :meth:`nonlinear` gives the rows of the rest."""
+    calls run the ordinary forward rule. Each subclass gives the rows of the rest,
+    ``nonlinear(prim, primals, tangents, moving, ans, params)`` (None: no rows)."""
 
     __slots__ = ()
     interprets = True
@@ -95,10 +96,6 @@ class RowsTag(Tag):
         if out.dtype != ans.dtype:
             out = ops.convert(out, dtype=ans.dtype)
         return box._wrap(ans, out)
-
-    def nonlinear(self, prim: Primitive, primals: list, tangents: list, moving: list,
-                  ans: Any, params: dict) -> Any:
-        raise NotImplementedError
 
 
 class JetTag(RowsTag):
