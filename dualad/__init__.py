@@ -21,6 +21,7 @@ from .hyperdual import HyperDual
 from .reverse import grad, jacrev, value_and_grad, vjp
 from .second_order import hessian, hvp, second_derivative
 from .taylor import jet
+from .tensors import derivative_tensor
 from .operators import biharmonic, divergence, hessian_trace, laplacian
 from . import testing  # noqa: E402,I001  (dualad.testing.check_grads; hypothesis stays optional)
 from .primitive import Primitive, Tag, register_function
@@ -37,6 +38,7 @@ __all__ = [
     "defprimitive",
     "DEFAULT_CHUNK_BYTES",
     "derivative",
+    "derivative_tensor",
     "divergence",
     "grad",
     "hessian",

@@ -100,23 +100,63 @@ class RowsTag(Tag):
 
 class JetTag(RowsTag):
     """The tag of one :func:`jet` call: its Duals' tangents hold the ``order`` higher
-    Taylor coefficients (coefficient k at ``tangent[k - 1]``)."""
+    Taylor coefficients of ``batch`` jets, coefficient-major (coefficient k of jet b
+    at ``tangent[(k - 1) * batch + b]``)."""
 
-    __slots__ = ("order",)
+    __slots__ = ("order", "batch")
 
-    def __init__(self, order: int) -> None:
+    def __init__(self, order: int, batch: int = 1) -> None:
         super().__init__()
-        self.order = order
+        self.order, self.batch = order, batch
 
     def nonlinear(self, prim: Primitive, primals: list, tangents: list, moving: list,
                   ans: Any, params: dict) -> Any:
-        """The coefficients of ``prim``'s result from its rule on series."""
-        context = _Context()
-        series = [a if t is None else Series.known(a, fit_tangent(t, np.shape(a)), context)
-                  for a, t in zip(primals, tangents)]
-        y = Series.result(prim, series, params, ans, context)
-        return ops.concatenate(*[_lead(y.coefficient(k)) for k in range(1, self.order + 1)],
-                               axis=0)
+        """The coefficients of ``prim``'s result from its rule on series: for many jets,
+        one series of stacked coefficients through an elementwise primitive (each jet
+        its own entries), else one series per jet."""
+        K, B = self.order, self.batch
+        shape = tuple(np.shape(ans))
+        if B == 1:
+            context = _Context()
+            series = [a if t is None else Series.known(a, fit_tangent(t, np.shape(a)),
+                                                       context)
+                      for a, t in zip(primals, tangents)]
+            y = Series.result(prim, series, params, ans, context)
+            return ops.concatenate(*[_lead(y.coefficient(k)) for k in range(1, K + 1)],
+                                   axis=0)
+        rows = [None if t is None else _by_order(t, np.shape(a), K, B, len(shape))
+                for a, t in zip(primals, tangents)]
+        if prim.partials is not None or prim is ops.multiply or prim is ops.divide:
+            # (every series of the jets' shape: the rules on series see one array)
+            full, context = (B,) + shape, _Context()
+            series = [a if r is None else Series.known(
+                _stacked(a, full), _stacked(r, (K,) + full), context)
+                      for a, r in zip(primals, rows)]
+            y = Series.result(prim, series, params, _stacked(ans, full), context)
+            terms = [_stacked(y.coefficient(k), full) for k in range(1, K + 1)]
+        else:
+            jets = []
+            for b in range(B):
+                context = _Context()
+                series = [a if r is None else Series.known(a, ops.reshape(
+                    r[:, b], shape=(K,) + tuple(np.shape(a))), context)
+                          for a, r in zip(primals, rows)]
+                y = Series.result(prim, series, params, ans, context)
+                jets.append([_lead(y.coefficient(k)) for k in range(1, K + 1)])
+            terms = [ops.concatenate(*[jet[k] for jet in jets], axis=0) for k in range(K)]
+        return ops.concatenate(*terms, axis=0)
+
+
+def _by_order(t: Any, shape: tuple, K: int, B: int, ndim: int) -> Any:
+    """A batched jet's rows (K·B, *shape) as (K, B, 1, …, *shape), the jets' axis ahead
+    of the ``ndim`` axes of the result (an elementwise primitive's broadcasting)."""
+    t = fit_tangent(t, shape)
+    return ops.reshape(t, shape=(K, B) + (1,) * (ndim - len(shape)) + tuple(shape))
+
+
+def _stacked(c: Any, shape: tuple) -> Any:
+    """``c`` broadcast to ``shape``, the same object where it has that shape."""
+    return ops.broadcast_to(c, shape=shape) if tuple(np.shape(c)) != shape else c
 
 
 def zeros_like(value: Any) -> np.ndarray:
@@ -338,8 +378,8 @@ def _jvp_rule(prim: Primitive, y: Series, args: list, params: dict) -> Callable:
 
 
 @scoped
-def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bool = True
-        ) -> tuple[Any, Any]:
+def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bool = True,
+        *, batched: bool = False) -> tuple[Any, Any]:
     """Taylor-mode derivatives of any order (JAX's ``jax.experimental.jet``).
 
     Parameters
@@ -355,6 +395,10 @@ def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bo
     factorial_scaled:
         Whether the input and output terms are derivatives (True) or Taylor
         coefficients (False).
+    batched:
+        Whether each term has a leading axis of B paths through the same
+        ``primals``: B jets from one evaluation of ``fun`` (as ``jax.vmap`` of JAX's
+        ``jet`` over the series), each output term with the same leading axis.
 
     Returns
     -------
@@ -377,6 +421,16 @@ def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bo
     >>> _, terms = dualad.jet(lambda x: np.exp(np.sin(x)), (0.0,), ([1.0] + [0.0] * 7,))
     >>> np.round(terms, 10).tolist()
     [1.0, 1.0, 0.0, -3.0, -8.0, -3.0, 56.0, 217.0]
+
+    Third derivatives ∂³f(x)[v, v, v] along three directions v at once:
+
+    >>> f = lambda x: x[0] ** 2 * x[1] + np.sin(x[1])
+    >>> v = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> _, (_, _, third) = dualad.jet(f, (np.array([1.0, 0.0]),),
+    ...                               ((v, np.zeros_like(v), np.zeros_like(v)),),
+    ...                               batched=True)
+    >>> third.tolist()      # 0, -cos 0, 3·∂²₀∂₁f - cos 0
+    [0.0, -1.0, 5.0]
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(series, (tuple, list)):
         raise TypeError("jet expects primals and series as tuples or lists, one entry per "
@@ -389,32 +443,51 @@ def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bo
         raise ValueError("jet terms have inconsistent lengths for different arguments: "
                          f"{sorted(orders)}")
     order = orders.pop()
-    tag = JetTag(order)
+    xs = [as_float_array(x, complex_ok=True) for x in primals]
+    terms_in = [[as_float_array(term, x.dtype, complex_ok=True) for term in terms]
+                for x, terms in zip(xs, series)]
+    batch = _batch_size(xs, terms_in) if batched else 1
+    tag = JetTag(order, batch)
     jets = []
-    for x, terms in zip(primals, series):
-        x = as_float_array(x, complex_ok=True)
+    for x, terms in zip(xs, terms_in):
         if not order:
             jets.append(x)
             continue
         coefficients = []
         for k, term in enumerate(terms, start=1):
-            term = as_float_array(term, x.dtype, complex_ok=True)
-            check_tangent_shape(x.shape, term.shape)
-            coefficients.append(_lead(term / math.factorial(k) if factorial_scaled else term))
+            check_tangent_shape(x.shape, term.shape[1:] if batched else term.shape, batched)
+            term = term / math.factorial(k) if factorial_scaled else term
+            coefficients.append(term if batched else _lead(term))
         jets.append(Dual._new(x, ops.concatenate(*coefficients, axis=0), tag))
     try:
         out = fun(*jets)
         leaves, tree = optree.tree_flatten(out)
-        pairs = [_read(leaf, tag, order, factorial_scaled) for leaf in leaves]
+        pairs = [_read(leaf, tag, factorial_scaled, batched) for leaf in leaves]
     finally:
         tag.live = False
     return tree.unflatten([p for p, _ in pairs]), tree.unflatten([s for _, s in pairs])
 
 
-def _read(leaf: Any, tag: JetTag, order: int, factorial_scaled: bool) -> tuple[Any, list]:
+def _batch_size(xs: list, terms_in: list) -> int:
+    """The number of jets of a batched call (each term's leading axis)."""
+    sizes = {term.shape[0] if term.ndim > x.ndim else None
+             for x, terms in zip(xs, terms_in) for term in terms}
+    if None in sizes or len(sizes) > 1:
+        raise ValueError("jet(batched=True) expects every term to have a leading axis of "
+                         "the same number of jets ahead of its argument's shape; got "
+                         f"leading axes {sorted(map(str, sizes))}")
+    return sizes.pop() if sizes else 1
+
+
+def _read(leaf: Any, tag: JetTag, factorial_scaled: bool, batched: bool
+          ) -> tuple[Any, list]:
     from .forward import read_leaf
-    primal, stacked = read_leaf(leaf, tag, order, "jet")
-    stacked = fit_tangent(stacked, np.shape(primal)) if np.ndim(stacked) else stacked
+    K, B = tag.order, tag.batch
+    primal, stacked = read_leaf(leaf, tag, K * B, "jet")
+    shape = tuple(np.shape(primal))
+    if np.ndim(stacked):
+        stacked = fit_tangent(stacked, shape)
+        stacked = ops.reshape(stacked, shape=(K, B) + shape) if batched else stacked
     terms = [stacked[k - 1] * math.factorial(k) if factorial_scaled else stacked[k - 1]
-             for k in range(1, order + 1)]
+             for k in range(1, K + 1)]
     return primal, terms
