@@ -100,8 +100,9 @@ class RowsTag(Tag):
 
 class JetTag(RowsTag):
     """The tag of one :func:`jet` call: its Duals' tangents hold the ``order`` higher
-    Taylor coefficients of ``batch`` jets, coefficient-major (coefficient k of jet b
-    at ``tangent[(k - 1) * batch + b]``)."""
+    Taylor coefficients of ``batch`` jets, jet by jet (coefficient k of jet b at
+    ``tangent[b * order + k - 1]``: a split of the leading axis between devices keeps
+    each jet whole)."""
 
     __slots__ = ("order", "batch")
 
@@ -124,34 +125,34 @@ class JetTag(RowsTag):
             y = Series.result(prim, series, params, ans, context)
             return ops.concatenate(*[_lead(y.coefficient(k)) for k in range(1, K + 1)],
                                    axis=0)
-        rows = [None if t is None else _by_order(t, np.shape(a), K, B, len(shape))
+        rows = [None if t is None else _by_jet(t, np.shape(a), K, B, len(shape))
                 for a, t in zip(primals, tangents)]
         if prim.partials is not None or prim is ops.multiply or prim is ops.divide:
             # (every series of the jets' shape: the rules on series see one array)
             full, context = (B,) + shape, _Context()
             series = [a if r is None else Series.known(
-                _stacked(a, full), _stacked(r, (K,) + full), context)
+                _stacked(a, full), [_stacked(r[:, k], full) for k in range(K)], context)
                       for a, r in zip(primals, rows)]
             y = Series.result(prim, series, params, _stacked(ans, full), context)
-            terms = [_stacked(y.coefficient(k), full) for k in range(1, K + 1)]
-        else:
-            jets = []
-            for b in range(B):
-                context = _Context()
-                series = [a if r is None else Series.known(a, ops.reshape(
-                    r[:, b], shape=(K,) + tuple(np.shape(a))), context)
-                          for a, r in zip(primals, rows)]
-                y = Series.result(prim, series, params, ans, context)
-                jets.append([_lead(y.coefficient(k)) for k in range(1, K + 1)])
-            terms = [ops.concatenate(*[jet[k] for jet in jets], axis=0) for k in range(K)]
-        return ops.concatenate(*terms, axis=0)
+            terms = [ops.reshape(_stacked(y.coefficient(k), full), shape=(B, 1) + shape)
+                     for k in range(1, K + 1)]
+            return ops.reshape(ops.concatenate(*terms, axis=1), shape=(B * K,) + shape)
+        jets = []
+        for b in range(B):
+            context = _Context()
+            series = [a if r is None else Series.known(
+                a, [ops.reshape(r[b, k], shape=np.shape(a)) for k in range(K)], context)
+                      for a, r in zip(primals, rows)]
+            y = Series.result(prim, series, params, ans, context)
+            jets += [_lead(y.coefficient(k)) for k in range(1, K + 1)]
+        return ops.concatenate(*jets, axis=0)
 
 
-def _by_order(t: Any, shape: tuple, K: int, B: int, ndim: int) -> Any:
-    """A batched jet's rows (K·B, *shape) as (K, B, 1, …, *shape), the jets' axis ahead
-    of the ``ndim`` axes of the result (an elementwise primitive's broadcasting)."""
+def _by_jet(t: Any, shape: tuple, K: int, B: int, ndim: int) -> Any:
+    """A jets' rows (B·K, *shape) as (B, K, 1, …, *shape), the jets' axis ahead of the
+    ``ndim`` axes of the result (an elementwise primitive's broadcasting)."""
     t = fit_tangent(t, shape)
-    return ops.reshape(t, shape=(K, B) + (1,) * (ndim - len(shape)) + tuple(shape))
+    return ops.reshape(t, shape=(B, K) + (1,) * (ndim - len(shape)) + tuple(shape))
 
 
 def _stacked(c: Any, shape: tuple) -> Any:
@@ -199,9 +200,11 @@ class Series(Dual):
 
     @classmethod
     def known(cls, y0: Any, higher: Any, context: _Context) -> Series:
-        """The series of a jet's Dual: ``higher[k - 1]`` is y_k."""
+        """The series of a jet's Dual: ``higher[k - 1]`` is y_k (a list, or an array
+        with the coefficients on its leading axis)."""
         self = cls._make(y0, None, context)
-        self._coefficients += [higher[k] for k in range(np.shape(higher)[0])]
+        count = len(higher) if type(higher) is list else np.shape(higher)[0]
+        self._coefficients += [higher[k] for k in range(count)]
         return self
 
     def coefficient(self, k: int) -> Any:
@@ -379,7 +382,8 @@ def _jvp_rule(prim: Primitive, y: Series, args: list, params: dict) -> Callable:
 
 @scoped
 def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bool = True,
-        *, batched: bool = False) -> tuple[Any, Any]:
+        *, batched: bool = False, seed_placement: Callable | None = None
+        ) -> tuple[Any, Any]:
     """Taylor-mode derivatives of any order (JAX's ``jax.experimental.jet``).
 
     Parameters
@@ -399,6 +403,9 @@ def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bo
         Whether each term has a leading axis of B paths through the same
         ``primals``: B jets from one evaluation of ``fun`` (as ``jax.vmap`` of JAX's
         ``jet`` over the series), each output term with the same leading axis.
+    seed_placement:
+        For :mod:`dualad_gpu`: a function applied to the rows the path carries
+        (B·K of them, jet by jet), which places them on devices.
 
     Returns
     -------
@@ -457,8 +464,11 @@ def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bo
         for k, term in enumerate(terms, start=1):
             check_tangent_shape(x.shape, term.shape[1:] if batched else term.shape, batched)
             term = term / math.factorial(k) if factorial_scaled else term
-            coefficients.append(term if batched else _lead(term))
-        jets.append(Dual._new(x, ops.concatenate(*coefficients, axis=0), tag))
+            coefficients.append(ops.reshape(term, shape=(batch, 1) + x.shape))
+        rows = ops.reshape(ops.concatenate(*coefficients, axis=1),
+                           shape=(batch * order,) + x.shape)
+        jets.append(Dual._new(x, rows if seed_placement is None else seed_placement(rows),
+                              tag))
     try:
         out = fun(*jets)
         leaves, tree = optree.tree_flatten(out)
@@ -485,9 +495,8 @@ def _read(leaf: Any, tag: JetTag, factorial_scaled: bool, batched: bool
     K, B = tag.order, tag.batch
     primal, stacked = read_leaf(leaf, tag, K * B, "jet")
     shape = tuple(np.shape(primal))
-    if np.ndim(stacked):
-        stacked = fit_tangent(stacked, shape)
-        stacked = ops.reshape(stacked, shape=(K, B) + shape) if batched else stacked
-    terms = [stacked[k - 1] * math.factorial(k) if factorial_scaled else stacked[k - 1]
-             for k in range(1, K + 1)]
+    stacked = ops.reshape(fit_tangent(stacked, shape), shape=(B, K) + shape)
+    terms = [stacked[:, k - 1] if batched else stacked[0, k - 1] for k in range(1, K + 1)]
+    terms = [t * math.factorial(k) if factorial_scaled else t
+             for k, t in enumerate(terms, start=1)]
     return primal, terms

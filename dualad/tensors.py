@@ -31,7 +31,8 @@ from .taylor import jet
 __all__ = ["derivative_tensor"]
 
 
-def derivative_tensor(fun: Callable, order: int, argnums: int = 0) -> Callable:
+def derivative_tensor(fun: Callable, order: int, argnums: int = 0, *,
+                      seed_placement: Callable | None = None) -> Callable:
     """The ``order``-th derivative tensor of ``fun`` in argument ``argnums``, from one
     batched Taylor-mode pass (exact interpolation of univariate jets; see the module
     docstring).
@@ -40,7 +41,8 @@ def derivative_tensor(fun: Callable, order: int, argnums: int = 0) -> Callable:
     layout of ``order`` nested :func:`dualad.jacfwd` (``order=2``: :func:`dualad.hessian`).
     The pass carries C(n + order − 1, order) directions for an argument of n entries:
     meant for small n. A directional derivative ∂ᵏf(x)[v, …, v] is one jet along v,
-    :func:`dualad.jet`.
+    :func:`dualad.jet`. ``seed_placement`` is :func:`dualad.jet`'s (for
+    :mod:`dualad_gpu`).
 
     Examples
     --------
@@ -70,16 +72,16 @@ def derivative_tensor(fun: Callable, order: int, argnums: int = 0) -> Callable:
             return fun(*args[:argnums], x_, *args[argnums + 1:], **kwargs)
 
         out, terms = jet(along, (x,), ([seeds] + [zeros] * (d - 1),),
-                         factorial_scaled=False, batched=True)
+                         factorial_scaled=False, batched=True, seed_placement=seed_placement)
         tree = optree.tree_structure(out)
 
         def assembled(value: Any, leaf_terms: list) -> Any:
             shape = tuple(np.shape(value))
-            f_j = np.reshape(leaf_terms[-1], (len(directions), -1))
+            # (array methods: the same code on NumPy's, JAX's arrays and Duals)
+            f_j = leaf_terms[-1].reshape((len(directions), -1))
             weights = gamma.astype(f_j.dtype) if f_j.dtype.kind == "f" else gamma
             full = (weights @ f_j)[where]  # (n**d, out.size): each tuple's multi-index
-            full = np.moveaxis(np.reshape(full, (n,) * d + (-1,)), -1, 0)
-            return np.reshape(full, shape + x.shape * d)
+            return full.T.reshape(shape + x.shape * d)
 
         return tree.unflatten([assembled(v, t) for v, t in
                                zip(tree.flatten_up_to(out), tree.flatten_up_to(terms))])

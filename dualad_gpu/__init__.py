@@ -44,16 +44,16 @@ except ImportError as error:  # jax, or a jaxlib it needs, is missing
 
 from dualad import _sparse_attribute  # noqa: E402
 from . import kernels, pytrees, sharding  # noqa: E402
-from .transforms import (biharmonic, divergence, grad, hessian, hessian_trace,  # noqa: E402
-                         hvp, jacfwd, jacobian, jacrev, jet, jvp, laplacian, value_and_grad,
-                         vjp)
+from .transforms import (biharmonic, derivative_tensor, divergence, grad,  # noqa: E402
+                         hessian, hessian_trace, hvp, jacfwd, jacobian, jacrev, jet, jvp,
+                         laplacian, value_and_grad, vjp)
 
 kernels.register()
 pytrees.register()
 
 __all__ = ["jvp", "jacfwd", "jacobian", "hessian", "hvp", "grad", "value_and_grad", "vjp",
-           "jacrev", "jet", "laplacian", "hessian_trace", "divergence", "biharmonic",
-           "sparse_jacobian", "sparse_hessian"]
+           "jacrev", "jet", "derivative_tensor", "laplacian", "hessian_trace", "divergence",
+           "biharmonic", "sparse_jacobian", "sparse_hessian"]
 
 _SPARSE = ("sparse_jacobian", "sparse_hessian")  # imported on first use: they need SciPy
 

@@ -39,7 +39,8 @@ from .cache import LRUCache, state_key
 from .sharding import default_mesh, seed_placement
 
 __all__ = ["jvp", "jacfwd", "jacobian", "hessian", "hvp", "grad", "value_and_grad", "vjp",
-           "jacrev", "jet", "laplacian", "hessian_trace", "divergence", "biharmonic"]
+           "jacrev", "jet", "derivative_tensor", "laplacian", "hessian_trace", "divergence",
+           "biharmonic"]
 
 
 def compile_transform(transformed: Callable) -> Callable:
@@ -346,9 +347,11 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *, mode: str = "fw
         tuple(primals), tuple(tangents))
 
 
-def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bool = True
-        ) -> tuple[Any, Any]:
-    """Compiled :func:`dualad.jet`: Taylor mode to any order.
+def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bool = True,
+        *, batched: bool = False, mesh=_DEFAULT) -> tuple[Any, Any]:
+    """Compiled :func:`dualad.jet`: Taylor mode to any order. With ``batched=True``
+    the jets are split over ``mesh``'s first axis (by default all local devices, as
+    :func:`jacfwd`'s seeds; ``None``: one device).
 
     Examples
     --------
@@ -357,9 +360,32 @@ def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bo
     >>> [t.tolist() for t in terms]
     [[1.0, 1.0], [2.0, 2.0], [5.0, 5.0]]
     """
-    return _call("jet", (factorial_scaled,), fun, lambda f, on_host=False: (
-        lambda p, s: dualad.jet(f, p, s, factorial_scaled)),
+    return _call("jet", (factorial_scaled, batched, mesh), fun, lambda f, on_host=False: (
+        lambda p, s: dualad.jet(f, p, s, factorial_scaled, batched=batched,
+                                **_placed(on_host or not batched, mesh))),
         tuple(primals), tuple(tuple(terms) for terms in series))
+
+
+def _placed(on_host: bool, mesh: Any) -> dict:
+    """A seed placement on ``mesh`` for a transform without a replay, unless on the host."""
+    return {} if on_host else {"seed_placement": _placement(mesh)}
+
+
+def derivative_tensor(fun: Callable, order: int, argnums: int = 0, *,
+                      mesh=_DEFAULT) -> Callable:
+    """Compiled :func:`dualad.derivative_tensor`, its directions split over ``mesh``
+    (as in :func:`jet`).
+
+    Examples
+    --------
+    >>> import numpy as np, dualad_gpu
+    >>> T = dualad_gpu.derivative_tensor(lambda x: x[0] ** 2 * x[1], 3)(np.ones(2))
+    >>> round(float(T[0, 0, 1]), 12)
+    2.0
+    """
+    return _transform("derivative_tensor", (order, argnums, mesh), fun,
+                      lambda f, on_host=False: dualad.derivative_tensor(
+                          f, order, argnums, **_placed(on_host, mesh)))
 
 
 def laplacian(fun: Callable, argnums: int = 0) -> Callable:

@@ -327,3 +327,46 @@ def test_under_dualad_gpu(name):
         assert isinstance(g, jax.Array) and g.dtype == np.float64
         assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-12)
     assert optree.tree_structure(got_out) == optree.tree_structure(want_out)
+    many = ([np.stack([t, 2 * t, -t]) for t in series[0]],)
+    _, want = jet(fun, (x,), many, batched=True)
+    _, got = dualad_gpu.jet(fun, (x,), many, batched=True)
+    for g, w in zip(optree.tree_leaves(got), optree.tree_leaves(want)):
+        assert g.shape == (3, 2) or g.shape == (3,)
+        assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-12)
+    got = dualad_gpu.derivative_tensor(fun, 3)(x)
+    for g, w in zip(optree.tree_leaves(got),
+                    optree.tree_leaves(dualad.derivative_tensor(fun, 3)(x))):
+        assert_allclose(np.asarray(g), w, rtol=1e-11, atol=1e-11)
+
+
+SHARDED = r"""
+import numpy as np, jax, dualad_gpu
+assert len(jax.local_devices()) == 4
+W = np.arange(64.0).reshape(8, 8) / 100
+f = lambda x: np.sum(np.tanh(W @ x) ** 2) + np.prod(np.sin(x[:3]))
+x, V = np.linspace(-1, 1, 8), np.cos(np.arange(64.0)).reshape(8, 8)
+_, terms = dualad_gpu.jet(f, (x,), ([V, 0 * V, V],), batched=True)
+assert all(len(t.sharding.device_set) == 4 for t in terms), [t.sharding for t in terms]
+T = dualad_gpu.derivative_tensor(f, 3)(x)
+np.savez(OUT, *[np.asarray(t) for t in terms], np.asarray(T))
+"""
+
+
+def test_the_jets_split_over_four_devices_equal_one_device(tmp_path):
+    pytest.importorskip("jax")
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "sharded.npz"
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4",
+               JAX_PLATFORMS="cpu")
+    subprocess.run([sys.executable, "-c", f"OUT = {str(out)!r}\n" + SHARDED], env=env,
+                   check=True, timeout=600)
+    sharded = np.load(out)
+    W = np.arange(64.0).reshape(8, 8) / 100
+    f = lambda x: np.sum(np.tanh(W @ x) ** 2) + np.prod(np.sin(x[:3]))  # noqa: E731
+    x, V = np.linspace(-1, 1, 8), np.cos(np.arange(64.0)).reshape(8, 8)
+    _, terms = jet(f, (x,), ([V, 0 * V, V],), batched=True)
+    for k, want in enumerate(terms + [dualad.derivative_tensor(f, 3)(x)]):
+        assert_allclose(sharded[f"arr_{k}"], want, rtol=1e-12, atol=1e-12)
