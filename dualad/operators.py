@@ -179,7 +179,7 @@ def _scalar_input(args: tuple, argnum: int, name: str) -> np.ndarray:
 
 def laplacian(fun: Callable, argnums: int = 0, *, method: str = "exact",
               num_samples: int = 16, rng: Any = None, distribution: str = "rademacher",
-              replay: bool = REPLAY_BY_DEFAULT) -> Callable:
+              local: bool = False, replay: bool = REPLAY_BY_DEFAULT) -> Callable:
     """The Laplacian Δf = tr ∇²f of ``fun`` in argument ``argnums``, from one forward
     pass (collapsed Taylor mode: see the module docstring).
 
@@ -191,15 +191,27 @@ def laplacian(fun: Callable, argnums: int = 0, *, method: str = "exact",
     argnums:
         The argument (an array of any shape) the Laplacian is taken in.
     method:
-        ``"exact"``: the n unit directions. ``"hutchinson"``: ``num_samples`` random
-        directions v, E[vᵀ∇²f v] = Δf for v with identity covariance (unbiased; its
-        standard error falls as 1/√num_samples).
+        ``"exact"``: the n unit directions. ``"sparse"``: exact too, with one direction
+        per colour of the Hessian's detected pattern, u_c = Σ_{i of colour c} e_i, no
+        two coordinates of one colour coupled (∂²f/∂xᵢ∂xⱼ structurally zero), so that
+        Σ_c u_cᵀ∇²f u_c = Δf (see :mod:`dualad.sparse.laplacian`; needs SciPy). A sum
+        over particles of a per-particle function takes as many directions as a
+        particle has coordinates; a dense Hessian takes n, as ``"exact"`` does (plus
+        the detection). The pattern is found at the first call for each input shape
+        and dtype, kept, and checked as :func:`dualad.sparse_hessian` checks its own;
+        ``lap.prepare(*args)`` shows it and its colours. ``"hutchinson"``:
+        ``num_samples`` random directions v, E[vᵀ∇²f v] = Δf for v with identity
+        covariance (unbiased; its standard error falls as 1/√num_samples).
     num_samples, rng, distribution:
         For ``"hutchinson"``: how many directions, a ``numpy.random.Generator`` (or a
         seed) to draw them from, and ``"rademacher"`` (±1) or ``"gaussian"``.
+    local:
+        For ``"sparse"``: detect the pattern at the first point only, and trust it at
+        later calls (see :func:`dualad.hessian_sparsity`), for a function whose
+        global pattern cannot be found (a :class:`~dualad.sparse.ValueDependentError`).
     replay:
-        As in :func:`dualad.jacfwd` (the exact Laplacian; random directions are drawn
-        anew at each call and interpreted).
+        As in :func:`dualad.jacfwd` (the exact and the sparse Laplacian; random
+        directions are drawn anew at each call and interpreted).
 
     Examples
     --------
@@ -207,15 +219,34 @@ def laplacian(fun: Callable, argnums: int = 0, *, method: str = "exact",
     >>> f = lambda x: np.sum(x ** 3) + np.prod(x)
     >>> float(dualad.laplacian(f)(np.array([1.0, 2.0, 3.0])))  # 6·(1 + 2 + 3)
     36.0
+
+    Two particles in 3-D, coupled only through a sum: 3 directions instead of 6.
+
+    >>> def energy(x):                  # x: (particles, 3)
+    ...     return np.sum(np.tanh(x @ np.array([1.0, 2.0, 3.0])) ** 2)
+    >>> x = np.array([[0.1, 0.2, 0.3], [-0.4, 0.5, 0.6]])
+    >>> sparse = dualad.laplacian(energy, method="sparse")
+    >>> bool(np.isclose(sparse(x), dualad.laplacian(energy)(x), rtol=1e-12))
+    True
+    >>> sparse.prepare(x).passes
+    3
     """
-    if method not in ("exact", "hutchinson"):
-        raise ValueError(f"method must be 'exact' or 'hutchinson', got {method!r}")
+    if method not in ("exact", "sparse", "hutchinson"):
+        raise ValueError(f"method must be 'exact', 'sparse' or 'hutchinson', got {method!r}")
     if distribution not in ("rademacher", "gaussian"):
         raise ValueError(f"distribution must be 'rademacher' or 'gaussian', got "
                          f"{distribution!r}")
     if method == "hutchinson" and (not isinstance(num_samples, (int, np.integer))
                                    or num_samples < 1):
         raise ValueError(f"num_samples must be a positive integer, got {num_samples!r}")
+
+    if method == "sparse":
+        try:
+            from .sparse.laplacian import sparse_laplacian
+        except ImportError as error:
+            raise ImportError("laplacian(method='sparse') needs SciPy: pip install "
+                              "dualad[sparse]; method='exact' does not") from error
+        return sparse_laplacian(fun, argnums, local=local, replay=replay)
 
     def delta(fun: Callable, *args: Any) -> Any:
         x = _scalar_input(args, argnums, "laplacian")

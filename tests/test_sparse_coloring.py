@@ -12,8 +12,8 @@ import pytest
 import scipy.sparse as sp
 
 from dualad.sparse.coloring import (ORDERS, column_coloring, decompress_columns,
-                                    decompress_rows, decompress_star, row_coloring,
-                                    seed_matrix, star_coloring)
+                                    decompress_rows, decompress_star, distance1_coloring,
+                                    row_coloring, seed_matrix, star_coloring)
 
 
 # ---------------------------------------------------------------- patterns
@@ -134,6 +134,51 @@ def test_column_and_row_colorings_are_valid(name, order):
 def test_star_colorings_are_valid(name, order):
     pattern = SYMMETRIC[name]
     assert_star_coloring(pattern, star_coloring(pattern, order))
+
+
+def assert_distance1_coloring(pattern, colors):
+    dense = sp.csr_array(pattern).toarray() if sp.issparse(pattern) else np.asarray(pattern)
+    adjacent = (dense | dense.T) & ~np.eye(len(dense), dtype=bool)
+    assert colors.shape == (len(dense),) and colors.dtype == np.int32
+    if len(colors):
+        assert set(colors) == set(range(colors.max() + 1))
+    for v, w in zip(*np.nonzero(adjacent)):
+        assert colors[v] != colors[w], (v, w)
+
+
+@pytest.mark.parametrize("name", SYMMETRIC)
+@pytest.mark.parametrize("order", ORDERS)
+def test_distance1_colorings_are_valid_and_need_no_more_than_star(name, order):
+    pattern = SYMMETRIC[name]
+    colors = distance1_coloring(pattern, order)
+    assert_distance1_coloring(pattern, colors)
+    if order == "largest_first":
+        assert count(colors) <= count(star_coloring(pattern))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_distance1_coloring_of_random_graphs(seed):
+    rng = np.random.default_rng(seed)
+    pattern = random_symmetric(int(rng.integers(8, 60)), rng.uniform(0.02, 0.5), seed)
+    colors = distance1_coloring(pattern)
+    assert_distance1_coloring(pattern, colors)
+    degree = (pattern.toarray() & ~np.eye(pattern.shape[0], dtype=bool)).sum(axis=1)
+    assert count(colors) <= degree.max(initial=0) + 1  # as greedy in any order
+
+
+def test_distance1_color_counts():
+    assert count(distance1_coloring(banded(30, 1))) == 2  # a path: column colouring needs 3
+    assert count(distance1_coloring(stencil(10))) == 2  # a grid is bipartite
+    assert count(distance1_coloring(arrowhead(12))) == 2
+    assert count(distance1_coloring(np.eye(7, dtype=bool))) == 1  # no edges: one colour
+    assert count(distance1_coloring(np.ones((9, 9), bool))) == 9
+    blocks = sp.block_diag([np.ones((4, 4), bool)] * 20, format="csr")  # 20 particles
+    assert count(distance1_coloring(blocks)) == 4
+    assert distance1_coloring(np.zeros((0, 0), bool)).shape == (0,)
+    with pytest.raises(ValueError, match="square"):
+        distance1_coloring(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="order"):
+        distance1_coloring(np.eye(3), order="smallest_first")
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -38,8 +38,8 @@ import scipy.sparse as sp
 
 from . import greedy
 
-__all__ = ["ORDERS", "column_coloring", "row_coloring", "star_coloring", "seed_matrix",
-           "decompress_columns", "decompress_rows", "decompress_star"]
+__all__ = ["ORDERS", "column_coloring", "row_coloring", "star_coloring", "distance1_coloring",
+           "seed_matrix", "decompress_columns", "decompress_rows", "decompress_star"]
 
 #: Vertex orderings accepted by the colourings: ties (and "random") broken by a
 #: fixed seed, so a colouring is reproducible.
@@ -313,6 +313,52 @@ def star_coloring(pattern, order: str = "largest_first") -> np.ndarray:
     best = greedy.star_coloring(graph, _priorities(np.diff(graph.indptr), order))
     periodic = _periodic(p, int(best.max()) + 1)
     return best.astype(np.int32) if periodic is None else periodic
+
+
+def distance1_coloring(pattern, order: str = "largest_first") -> np.ndarray:
+    """Colour the variables of a symmetric pattern so that no two coupled variables
+    (``P[i, j]`` stored, i ≠ j) share a colour: a proper colouring of its graph.
+
+    Laxer than :func:`star_coloring` and :func:`column_coloring` (a path needs 2
+    colours, not 3): it recovers no Hessian entry, but ``Σ_c u_cᵀ H u_c`` for
+    ``u_c = Σ_{i of colour c} e_i`` is ``tr H`` (the cross terms within a colour
+    are structural zeros), which :func:`dualad.laplacian` uses with
+    ``method="sparse"``. It is :func:`column_coloring` of the edge–vertex
+    incidence matrix, one row per edge with its two ends; the diagonal is
+    ignored, and a pattern without edges takes one colour.
+
+    Parameters
+    ----------
+    pattern:
+        Square (n, n); only its symmetric part ``P + Pᵀ`` matters.
+    order:
+        As for :func:`column_coloring`.
+
+    Returns
+    -------
+    numpy.ndarray
+        One colour in ``0..k-1`` per variable (int32).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> tridiagonal = sp.diags_array([1., 1., 1.], offsets=[-1, 0, 1], shape=(6, 6))
+    >>> distance1_coloring(tridiagonal)
+    array([0, 1, 0, 1, 0, 1], dtype=int32)
+    >>> distance1_coloring(sp.eye_array(3))
+    array([0, 0, 0], dtype=int32)
+    """
+    _check_order(order)
+    graph = _adjacency(symmetric(pattern))
+    first, second = _rows_of(graph), graph.indices
+    upper = first < second
+    edges = int(np.count_nonzero(upper))
+    if edges == 0:
+        return np.zeros(graph.shape[0], dtype=np.int32)
+    ends = np.stack([first[upper], second[upper]], axis=1).ravel()  # sorted within each row
+    incidence = sp.csr_array((np.ones(2 * edges, dtype=bool), ends,
+                              np.arange(0, 2 * edges + 1, 2)), shape=(edges, graph.shape[0]))
+    return column_coloring(incidence, order)
 
 
 # ---------------------------------------------------------------- seeds and decompression

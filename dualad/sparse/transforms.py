@@ -89,45 +89,22 @@ def _per_pass(count: int, size: int, itemsize: int, chunk_size: int | None) -> i
     return max(1, min(count, PASS_BYTES // max(1, size * itemsize)))
 
 
-class _Prepared:
-    """What a sparse Jacobian and a sparse Hessian share: the decompression, computed
-    once, and the evaluation of the nonzeros behind a replay cache.
-
-    The decompression of :mod:`~dualad.sparse.coloring` runs once on a block of
-    positions (0, 1, 2, ...) instead of values: each evaluation is then one gather.
-    A problem too large to replay keeps no such index and decompresses its values.
-    """
+class _Checked:
+    """A detected pattern prepared for one input shape and dtype, and checked at every
+    call that its evaluation does not replay to the end: what the sparse Jacobian, the
+    sparse Hessian and the sparse Laplacian (:mod:`dualad.sparse.laplacian`) share."""
 
     pattern: sparse.csr_array
-    colors: np.ndarray
-    passes: int
 
-    def _prepare(self, fun: Callable, argnum: int, x: np.ndarray, values: Callable,
-                 structure: sparse.csr_array, length: int, by_rows: bool,
-                 replay: bool | None, chunk_size: int | None,
-                 detect: Callable | None) -> None:
-        """The compressed block is ``(passes, length)``, the passes' tangents one after
-        the other; ``values`` (of :mod:`~dualad.sparse.coloring`) takes it as it is
-        (rows coloured) or transposed, and gives the nonzeros of ``structure``.
+    def _checking(self, fun: Callable, argnum: int, x: np.ndarray, body: Callable,
+                  replay: bool, detect: Callable | None, proving: bool) -> None:
+        """``body(fun, *args)`` computes from the pattern, replayed if ``replay``;
         ``detect(args, kwargs)`` finds the pattern again (None: a pattern given, or
-        local, which the user vouches for)."""
-        check_chunk_size(chunk_size)
+        local, which the user vouches for); with ``proving``, a call that does not
+        replay to the end is first proved by the function alone replayed."""
         self.fun, self.argnum, self._detect = fun, argnum, detect
         self.shape, self.dtype = x.shape, x.dtype
-        self.passes = int(self.colors.max(initial=-1)) + 1
-        self.per_pass = _per_pass(self.passes, max(self.pattern.shape), x.dtype.itemsize,
-                                  chunk_size)
-        proving = detect is not None and REPLAY_BY_DEFAULT and replay is not False
-        if replay is None:  # a recording takes twice a pass's memory: only one pass
-            replay = REPLAY_BY_DEFAULT and self.passes <= self.per_pass
-        #: ``(indices, indptr)`` of the result's CSR structure.
-        self.structure = (structure.indices, structure.indptr)
-        self._length = length
-        self._values = lambda block: values(structure, self.colors,
-                                            block if by_rows else block.T)
-        # A replayed problem gathers with a kept index; a large one decompresses anew.
-        self._positions = self.positions() if replay else None
-        self._nonzeros = replayed(self._interpret, fun, argnum, replay)
+        self._nonzeros = replayed(body, fun, argnum, replay)
         # A call whose passes did not replay to the end is proved by the function
         # alone replayed to the end (about one evaluation of it), else by detecting
         # the pattern again. Its own cache: what it proves is this pattern's; it
@@ -135,25 +112,10 @@ class _Prepared:
         self._prover = Transformed(Replayed(_evaluation(argnum), argnum,
                                                record_after=1), fun) if proving else None
 
-    def positions(self) -> np.ndarray:
-        """Where each nonzero (in the order of :attr:`structure`) is in the flattened
-        ``(passes, length)`` compressed block: the decompression run on 0, 1, 2, ..."""
-        size = self.passes * self._length
-        positions = np.arange(size, dtype=np.int32 if size < 2**31 - 1 else np.int64)
-        return self._values(positions.reshape(self.passes, self._length))
-
-    def __call__(self, *args: Any, **kwargs: Any) -> sparse.csr_array:
-        """The matrix at ``args`` (of the shapes it was prepared for), a CSR array;
-        keyword arguments go to the function, undifferentiated.
-
-        A detected pattern is only as good as the function's structure. A call
-        whose passes replayed their recording to the end made the recorded
-        operations with the same constants: the pattern holds. Any other call
-        replays the function alone (about one evaluation of it), and if that does
-        not reach the end either, finds the pattern again, and raises
-        :class:`PatternChanged` if it differs. Where the global pattern cannot be
-        told at this point (:class:`~dualad.sparse.ValueDependentError`), the
-        pattern at this point must lie within the prepared one."""
+    def _checked(self, args: tuple, kwargs: dict) -> Any:
+        """``body``'s result at ``args`` (of the shape prepared for), the pattern proved
+        to hold at this call (else :class:`PatternChanged`): see
+        :meth:`SparseJacobian.__call__`."""
         x = args[self.argnum]
         if np.shape(x) != self.shape:
             raise ValueError(f"this {type(self).__name__} was prepared for shape "
@@ -167,13 +129,7 @@ class _Prepared:
                 values = nonzeros(*args, **kwargs)
             if self._detect is not None and not replayed_to_the_end:
                 self._prove(args, kwargs)
-        if isinstance(values, Boxed):
-            raise TypeError(
-                f"{type(self).__name__}: the matrix depends on the values of an enclosing "
-                "transform, and a scipy.sparse array holds plain numbers, not their "
-                "derivative. Inside another transform, take this derivative with "
-                "dualad.jacfwd, jacrev or hessian (dense), or take the sparse one outside")
-        return sparse.csr_array((values, *self.structure), shape=self.pattern.shape)
+        return values
 
     def _prove(self, args: tuple, kwargs: dict) -> None:
         """Raise :class:`PatternChanged` unless the pattern holds at this call."""
@@ -199,6 +155,72 @@ class _Prepared:
                     f"{type(self).__name__} was prepared (the function reads state that "
                     "changed); prepare it again (jac.prepare(*args)), or call the "
                     "transformed function, which does", pattern)
+
+
+class _Prepared(_Checked):
+    """What a sparse Jacobian and a sparse Hessian share: the decompression, computed
+    once, and the evaluation of the nonzeros behind a replay cache.
+
+    The decompression of :mod:`~dualad.sparse.coloring` runs once on a block of
+    positions (0, 1, 2, ...) instead of values: each evaluation is then one gather.
+    A problem too large to replay keeps no such index and decompresses its values.
+    """
+
+    colors: np.ndarray
+    passes: int
+
+    def _prepare(self, fun: Callable, argnum: int, x: np.ndarray, values: Callable,
+                 structure: sparse.csr_array, length: int, by_rows: bool,
+                 replay: bool | None, chunk_size: int | None,
+                 detect: Callable | None) -> None:
+        """The compressed block is ``(passes, length)``, the passes' tangents one after
+        the other; ``values`` (of :mod:`~dualad.sparse.coloring`) takes it as it is
+        (rows coloured) or transposed, and gives the nonzeros of ``structure``.
+        ``detect(args, kwargs)`` finds the pattern again (None: a pattern given, or
+        local, which the user vouches for)."""
+        check_chunk_size(chunk_size)
+        self.passes = int(self.colors.max(initial=-1)) + 1
+        self.per_pass = _per_pass(self.passes, max(self.pattern.shape), x.dtype.itemsize,
+                                  chunk_size)
+        proving = detect is not None and REPLAY_BY_DEFAULT and replay is not False
+        if replay is None:  # a recording takes twice a pass's memory: only one pass
+            replay = REPLAY_BY_DEFAULT and self.passes <= self.per_pass
+        #: ``(indices, indptr)`` of the result's CSR structure.
+        self.structure = (structure.indices, structure.indptr)
+        self._length = length
+        self._values = lambda block: values(structure, self.colors,
+                                            block if by_rows else block.T)
+        # A replayed problem gathers with a kept index; a large one decompresses anew.
+        self._positions = self.positions() if replay else None
+        self._checking(fun, argnum, x, self._interpret, replay, detect, proving)
+
+    def positions(self) -> np.ndarray:
+        """Where each nonzero (in the order of :attr:`structure`) is in the flattened
+        ``(passes, length)`` compressed block: the decompression run on 0, 1, 2, ..."""
+        size = self.passes * self._length
+        positions = np.arange(size, dtype=np.int32 if size < 2**31 - 1 else np.int64)
+        return self._values(positions.reshape(self.passes, self._length))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> sparse.csr_array:
+        """The matrix at ``args`` (of the shapes it was prepared for), a CSR array;
+        keyword arguments go to the function, undifferentiated.
+
+        A detected pattern is only as good as the function's structure. A call
+        whose passes replayed their recording to the end made the recorded
+        operations with the same constants: the pattern holds. Any other call
+        replays the function alone (about one evaluation of it), and if that does
+        not reach the end either, finds the pattern again, and raises
+        :class:`PatternChanged` if it differs. Where the global pattern cannot be
+        told at this point (:class:`~dualad.sparse.ValueDependentError`), the
+        pattern at this point must lie within the prepared one."""
+        values = self._checked(args, kwargs)
+        if isinstance(values, Boxed):
+            raise TypeError(
+                f"{type(self).__name__}: the matrix depends on the values of an enclosing "
+                "transform, and a scipy.sparse array holds plain numbers, not their "
+                "derivative. Inside another transform, take this derivative with "
+                "dualad.jacfwd, jacrev or hessian (dense), or take the sparse one outside")
+        return sparse.csr_array((values, *self.structure), shape=self.pattern.shape)
 
     def _interpret(self, fun: Callable, *args: Any) -> np.ndarray:
         x = as_float_array(args[self.argnum])
@@ -341,7 +363,7 @@ class SparseHessian(_Prepared):
 def _evaluation(argnum: int) -> Callable:
     """The function evaluated on Duals of a zero tangent (a JVP, the least of the
     transforms): replayed to the end, the proof that its operations are the recorded
-    ones (see ``_Prepared._prove``)."""
+    ones (see ``_Checked._prove``)."""
     def evaluate(fun: Callable, *args: Any) -> Any:
         x = as_float_array(args[argnum])
         return jvp(lambda x: fun(*_with_arg(args, argnum, x)), (x,), (np.zeros_like(x),),
