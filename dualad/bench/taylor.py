@@ -159,3 +159,61 @@ def laplacian_problem() -> Problem:
                    f"MLP, D={LAPLACIAN_D}", target=None, factories=factories,
                    versus="hessian", versus_target=0.55, beat=("jax-hessian",),
                    group="laplacian")
+
+
+# -- the sparse Laplacian of a sum over particles --------------------------------------
+
+#: Particles, features per particle, width and layers of the per-particle MLP (folx's
+#: set-up: a network applied to each particle, the outputs mixed by a sum).
+PARTICLES, PARTICLE_FEATURES, PARTICLE_WIDTH, PARTICLE_LAYERS = 20, 4, 32, 10
+
+
+def _particle_weights() -> list[np.ndarray]:
+    rng = np.random.default_rng(4)
+    sizes = [PARTICLE_FEATURES] + [PARTICLE_WIDTH] * (PARTICLE_LAYERS - 1) + [1]
+    return [rng.normal(size=(m, n)) / np.sqrt(n) for n, m in zip(sizes, sizes[1:])]
+
+
+def particle_mlp(x, weights, xp=np):
+    """Σ over the particles (the rows of x) of one tanh MLP of :data:`PARTICLE_LAYERS`
+    layers of a particle's features: a block-diagonal Hessian."""
+    h = x
+    for W in weights[:-1]:
+        h = xp.tanh(h @ W.T)
+    return xp.sum(h @ weights[-1].T)
+
+
+def laplacian_sparse_problem() -> Problem:
+    """Δf of :func:`particle_mlp` at one point: the sparse Laplacian (dualad, one
+    direction per feature of a particle), beside the exact one (n directions) and
+    ``jax.jit`` of JAX's Hessian trace."""
+    weights = _particle_weights()
+    x = np.random.default_rng(5).normal(size=(PARTICLES, PARTICLE_FEATURES))
+    f = functools.partial(particle_mlp, weights=weights)
+    n = x.size
+
+    def reference():
+        H = dualad.jacfwd(dualad.jacfwd(f, replay=False), replay=False)(x)
+        return np.trace(np.reshape(H, (n, n)))
+
+    def jax_hessian():
+        jax = import_jax()
+        import jax.numpy as jnp
+
+        g = functools.partial(particle_mlp, weights=[jnp.asarray(W) for W in weights], xp=jnp)
+        run = jax.jit(lambda z: jnp.trace(jnp.reshape(jax.hessian(g)(z), (n, n))))
+        return checked(lambda: jax.block_until_ready(run(x)), reference(),
+                       what="jax.jit(hessian)", rtol=1e-9)
+
+    factories = {
+        "primal": lambda: functools.partial(f, x),
+        "dualad": lambda: checked(functools.partial(dualad.laplacian(f, method="sparse"), x),
+                                  reference(), what="dualad.laplacian(method='sparse')",
+                                  rtol=1e-9),
+        "dense": lambda: checked(functools.partial(dualad.laplacian(f), x), reference(),
+                                 what="dualad.laplacian", rtol=1e-9),
+        "jax-hessian": jax_hessian}
+    return Problem(name="laplacian_sparse", title=f"Laplacian of a {PARTICLE_LAYERS}-layer "
+                   f"tanh MLP per particle, {PARTICLES}x{PARTICLE_FEATURES}",
+                   target=None, factories=factories, versus="dense", versus_target=0.05,
+                   group="laplacian_sparse")
