@@ -388,9 +388,10 @@ def derivative_tensor(fun: Callable, order: int, argnums: int = 0, *,
                           f, order, argnums, **_placed(on_host, mesh)))
 
 
-def laplacian(fun: Callable, argnums: int = 0) -> Callable:
+def laplacian(fun: Callable, argnums: int = 0, *, mesh=_DEFAULT) -> Callable:
     """Compiled :func:`dualad.laplacian` (the exact, collapsed one: random directions
-    drawn inside a compiled program would be the same at every call).
+    drawn inside a compiled program would be the same at every call), its directions
+    split over ``mesh`` (as :func:`jacfwd`'s seeds).
 
     Examples
     --------
@@ -398,16 +399,17 @@ def laplacian(fun: Callable, argnums: int = 0) -> Callable:
     >>> float(dualad_gpu.laplacian(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0])))
     18.0
     """
-    return _transform("laplacian", (argnums,), fun, lambda f, on_host=False:
-                      dualad.laplacian(f, argnums, **_jitted(on_host)))
+    return _transform("laplacian", (argnums, mesh), fun, lambda f, on_host=False:
+                      dualad.laplacian(f, argnums, **_jitted(on_host, mesh)))
 
 
-def hessian_trace(fun: Callable, C: Any, argnums: int = 0) -> Callable:
-    """Compiled :func:`dualad.hessian_trace`: tr(C ∇²f)."""
+def hessian_trace(fun: Callable, C: Any, argnums: int = 0, *, mesh=_DEFAULT) -> Callable:
+    """Compiled :func:`dualad.hessian_trace`: tr(C ∇²f), its directions split over
+    ``mesh``."""
     C = np.asarray(C, dtype=float)
-    return _transform("hessian_trace", (argnums, C.shape, C.tobytes()), fun,
-                      lambda f, on_host=False: dualad.hessian_trace(f, C, argnums,
-                                                                    **_jitted(on_host)))
+    return _transform("hessian_trace", (argnums, C.shape, C.tobytes(), mesh), fun,
+                      lambda f, on_host=False: dualad.hessian_trace(
+                          f, C, argnums, **_jitted(on_host, mesh)))
 
 
 def biharmonic(fun: Callable, argnums: int = 0) -> Callable:

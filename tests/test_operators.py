@@ -121,6 +121,41 @@ def test_hutchinson_is_unbiased(distribution):
     assert again == estimates[7]  # a seed reproduces its estimate
 
 
+@pytest.mark.parametrize("name", ["slater", "residual"])
+def test_stde_laplacian_is_unbiased_and_exact_with_every_coordinate(name):
+    f = FUNCTIONS[name]
+    x = RNG.normal(size=D)
+    exact = laplacian(f)(x)
+    estimates = [laplacian(f, method="stde", num_samples=2, rng=seed)(x)
+                 for seed in range(300)]
+    standard_error = np.std(estimates, ddof=1) / np.sqrt(len(estimates))
+    assert standard_error > 0 and abs(np.mean(estimates) - exact) < 4 * standard_error
+    # two coordinates of six give a third of the trace, weighted by three: not Δf
+    assert abs(estimates[0] - exact) > 1e-6 * abs(exact)
+    assert_allclose(laplacian(f, method="stde", num_samples=D, rng=1)(x), exact, rtol=1e-12)
+    assert laplacian(f, method="stde", num_samples=2, rng=5)(x) == estimates[5]
+
+
+def _separable_quartic(x):
+    """Σ x⁴ + x0²x1² + sin(x2)·x3²: Δ²f = 24·4 + 8 + sin(x2)·(x3² − 4)."""
+    return np.sum(x ** 4) + x[0] ** 2 * x[1] ** 2 + np.sin(x[2]) * x[3] ** 2
+
+
+def test_stde_biharmonic_is_unbiased():
+    x = RNG.normal(size=4)
+    exact = dualad.biharmonic(_separable_quartic)(x)
+    estimates = [dualad.biharmonic(_separable_quartic, method="stde", num_samples=50,
+                                   rng=seed)(x) for seed in range(100)]
+    standard_error = np.std(estimates, ddof=1) / np.sqrt(len(estimates))
+    assert standard_error > 0 and abs(np.mean(estimates) - exact) < 4 * standard_error
+    # (E[∂⁴f[v,v,v,v]] is 3Δ²f: an estimator without the third would be far off)
+    assert abs(3 * np.mean(estimates) - exact) > 20 * standard_error
+    with pytest.raises(ValueError, match="method"):
+        dualad.biharmonic(_separable_quartic, method="hutchinson")
+    with pytest.raises(ValueError, match="num_samples"):
+        dualad.biharmonic(_separable_quartic, method="stde", num_samples=0)
+
+
 def test_inside_other_transforms():
     # the gradient of a Laplacian in the parameters, a physics-informed loss's
     x = RNG.normal(size=3)

@@ -348,11 +348,12 @@ x, V = np.linspace(-1, 1, 8), np.cos(np.arange(64.0)).reshape(8, 8)
 _, terms = dualad_gpu.jet(f, (x,), ([V, 0 * V, V],), batched=True)
 assert all(len(t.sharding.device_set) == 4 for t in terms), [t.sharding for t in terms]
 T = dualad_gpu.derivative_tensor(f, 3)(x)
-np.savez(OUT, *[np.asarray(t) for t in terms], np.asarray(T))
+lap = dualad_gpu.laplacian(f)(x)
+np.savez(OUT, *[np.asarray(t) for t in terms], np.asarray(T), np.asarray(lap))
 """
 
 
-def test_the_jets_split_over_four_devices_equal_one_device(tmp_path):
+def test_jets_and_directions_split_over_four_devices_equal_one_device(tmp_path):
     pytest.importorskip("jax")
     import os
     import subprocess
@@ -368,5 +369,6 @@ def test_the_jets_split_over_four_devices_equal_one_device(tmp_path):
     f = lambda x: np.sum(np.tanh(W @ x) ** 2) + np.prod(np.sin(x[:3]))  # noqa: E731
     x, V = np.linspace(-1, 1, 8), np.cos(np.arange(64.0)).reshape(8, 8)
     _, terms = jet(f, (x,), ([V, 0 * V, V],), batched=True)
-    for k, want in enumerate(terms + [dualad.derivative_tensor(f, 3)(x)]):
+    for k, want in enumerate(terms + [dualad.derivative_tensor(f, 3)(x),
+                                      dualad.laplacian(f)(x)]):
         assert_allclose(sharded[f"arr_{k}"], want, rtol=1e-12, atol=1e-12)
