@@ -13,7 +13,7 @@ Examples
 (array(5.5), array(1.71633781))
 """
 
-from .dual import Dual, primal_value  # first: it loads the rule table through dualad.ops
+from .dual import Dual, primal_value, stop_gradient  # first: it loads the rule table through dualad.ops
 from . import rules  # noqa: F401,I001
 from .custom import custom_jvp, defprimitive
 from .forward import DEFAULT_CHUNK_BYTES, derivative, jacfwd, jacobian, jvp
@@ -23,6 +23,7 @@ from .second_order import hessian, hvp, second_derivative
 from .taylor import jet
 from .tensors import derivative_tensor
 from .operators import biharmonic, divergence, hessian_trace, laplacian
+from .parallel import ensemble
 from . import testing  # noqa: E402,I001  (dualad.testing.check_grads; hypothesis stays optional)
 from .primitive import Primitive, Tag, register_function
 
@@ -40,6 +41,7 @@ __all__ = [
     "derivative",
     "derivative_tensor",
     "divergence",
+    "ensemble",
     "grad",
     "hessian",
     "hessian_trace",
@@ -57,6 +59,7 @@ __all__ = [
     "second_derivative",
     "sparse_hessian",
     "sparse_jacobian",
+    "stop_gradient",
     "value_and_grad",
     "vjp",
 ]

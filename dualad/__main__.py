@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import unicodedata
 
@@ -155,8 +156,15 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line ``python -m dualad [demo | bench ...]``; return the exit status."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["bench"]:
-        from .bench import main as bench_main
-
+        try:
+            from .bench import main as bench_main
+        except ModuleNotFoundError as error:  # (dualad itself needs numpy and optree only)
+            missing = (error.name or "a package").partition(".")[0]
+            print(f"usage: python -m dualad bench [--help] [--only GROUP ...]\n\nThe "
+                  f"benchmarks need packages dualad itself does not: {missing} is not "
+                  f"installed. Install them with\n\n    pip install 'dualad[bench]'\n",
+                  file=sys.stderr)
+            return 2
         return bench_main(argv[1:])
     _parser().parse_args(argv)  # --help, or an unknown command: usage and exit
     demo()
@@ -164,4 +172,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # the reader left (python -m dualad | head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (Python's recipe)
+        sys.exit(1)

@@ -469,6 +469,35 @@ def primal_value(x: Any) -> Any:
     return x
 
 
+def stop_gradient(x: Any) -> Any:
+    """``x`` as a constant to every transform (JAX's ``jax.lax.stop_gradient``): its
+    derivatives of every tag stripped, its value kept. ``x`` may be a pytree. Unlike
+    :func:`primal_value`, under :mod:`dualad_gpu` the value stays a value of the
+    compiled program (NumPy calls on it still reach JAX).
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> f = lambda x: x * dualad.stop_gradient(x)      # x² with x held fixed once
+    >>> float(dualad.derivative(f)(3.0))
+    3.0
+    """
+    if isinstance(x, (Dual, Fillable, np.ndarray)):
+        return _stopped(x)
+    import optree
+    return optree.tree_map(_stopped, x)
+
+
+def _stopped(x: Any) -> Any:
+    if type(x) is Fillable:
+        x = x.value()
+    while isinstance(x, Dual) and x._tag.carries_derivatives:
+        if x._replayed or x._tag.opaque_values:
+            return primal_value(x)
+        x = x.primal
+    return x
+
+
 def as_float_array(x: Any, dtype: Any = None, complex_ok: bool = False) -> Any:
     """``x`` as an array of floats (of ``dtype`` if given): ints and bools become
     float64, complex numbers stay complex if ``complex_ok`` (else a TypeError).

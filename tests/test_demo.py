@@ -87,3 +87,23 @@ def test_doctests_of_the_demo_module():
     # pytest's --doctest-modules does not collect __main__.py
     result = doctest.testmod(demo, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_bench_without_its_packages_says_which_extra_to_install():
+    code = ("import sys; sys.modules['scipy'] = None\n"
+            "from dualad.__main__ import main\nsys.exit(main(['bench', '--help']))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("usage: python -m dualad bench")
+    assert "scipy is not installed" in done.stderr and "dualad[bench]" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback():
+    # python -m dualad | head -1: the pipe closes under the demo's later lines
+    demo_run = subprocess.Popen([sys.executable, "-m", "dualad"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+    demo_run.stdout.close()  # (before the demo writes: its writes meet a closed pipe)
+    _, err = demo_run.communicate(timeout=120)
+    assert b"Traceback" not in err and b"BrokenPipeError" not in err

@@ -321,3 +321,24 @@ def test_chunks_are_written_into_the_jacobian_not_joined_at_the_end(transform):
         tracemalloc.stop()
     assert peak < 1.5 * jac.nbytes  # the Jacobian plus one chunk, not twice the Jacobian
     assert_allclose(jac, np.diag(1 - np.tanh(W @ x) ** 2) @ W + np.diag(3 * x ** 2))
+
+
+def test_empty_contractions_in_every_transform():
+    f = lambda x: np.tensordot(x, np.ones((0, 2)), 1)  # noqa: E731
+    x = np.zeros(0)
+    for transform in (dualad.jacfwd, dualad.jacrev):
+        assert transform(f)(x).shape == (2, 0)
+    assert dualad.grad(lambda x: np.sum(f(x)))(x).shape == (0,)
+    assert dualad.hessian(lambda x: np.sum(f(x) ** 2))(x).shape == (0, 0)
+
+
+def test_stop_gradient_holds_a_value_constant_in_every_mode():
+    x = np.array([3.0, 2.0])
+    f = lambda x: x * dualad.stop_gradient(x)  # noqa: E731
+    for transform in (dualad.jacfwd, dualad.jacrev):
+        np.testing.assert_array_equal(transform(f)(x), np.diag(x))
+    g = lambda x: np.sum(x ** 2 * dualad.stop_gradient({"a": x})["a"])  # noqa: E731
+    np.testing.assert_array_equal(dualad.hessian(g)(x), np.diag(2 * x))
+    assert type(dualad.stop_gradient(x)) is np.ndarray
+    # a size-1 variance is a constant: std's derivative 0, not 0 · ∞
+    assert dualad.grad(lambda x: np.std(x))(np.array([0.3]))[0] == 0.0

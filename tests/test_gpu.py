@@ -327,3 +327,19 @@ def test_defprimitive_rules_written_with_numpy_compile():
     assert_allclose(dualad_gpu.jacfwd(lambda v: unit_and_norm(v)[1])(v), [0.6, 0.8])
     assert_allclose(dualad_gpu.jacrev(lambda v: unit_and_norm(v)[0])(v),
                     (np.eye(2) - np.outer(v, v) / 25.0) / 5.0)
+
+
+def test_values_stay_values_of_the_program_once_their_derivative_is_dropped():
+    """An argument with no seed in a chunk, an empty one, a size-1 variance (held
+    constant) and stop_gradient: each a value NumPy calls still send to JAX."""
+    got = dualad_gpu.jacfwd(lambda a, b: np.sum(np.sqrt(1 + a) * b), argnums=(0, 1),
+                            chunk_size=1)(np.ones(2), np.ones(2))
+    want = dualad.jacfwd(lambda a, b: np.sum(np.sqrt(1 + a) * b), argnums=(0, 1),
+                         chunk_size=1)(np.ones(2), np.ones(2))
+    for g, w in zip(got, want):
+        assert_allclose(np.asarray(g), w, rtol=1e-15)
+    assert dualad_gpu.jacfwd(lambda a: np.sum(np.sqrt(1.0 + a)))(np.zeros(0)).shape == (0,)
+    g = dualad_gpu.grad(lambda x: np.minimum(np.var(x), 0.5) + np.std(x))(np.array([0.3]))
+    assert_allclose(np.asarray(g), [0.0])
+    J = dualad_gpu.jacfwd(lambda x: x * dualad.stop_gradient(x))(np.array([3.0, 2.0]))
+    assert_allclose(np.asarray(J), np.diag([3.0, 2.0]))

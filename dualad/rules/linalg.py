@@ -268,9 +268,14 @@ def _tensordot(a, b, axes=2):
                          f"{a_axes} and {b_axes}")
     a_free = [i for i in range(len(a_shape)) if i not in a_axes]
     b_free = [i for i in range(len(b_shape)) if i not in b_axes]
-    summed = int(np.prod([a_shape[i] for i in a_axes], dtype=np.int64))
-    a2 = reshape(transpose(a, axes=tuple(a_free + a_axes)), shape=(-1, summed))
-    b2 = reshape(transpose(b, axes=tuple(b_axes + b_free)), shape=(summed, -1))
+    def size(shape, axes):  # (explicit sizes: -1 is ambiguous for an empty array)
+        return int(np.prod([shape[i] for i in axes], dtype=np.int64))
+
+    summed = size(a_shape, a_axes)
+    a2 = reshape(transpose(a, axes=tuple(a_free + a_axes)), shape=(size(a_shape, a_free),
+                                                                   summed))
+    b2 = reshape(transpose(b, axes=tuple(b_axes + b_free)), shape=(summed,
+                                                                   size(b_shape, b_free)))
     out_shape = tuple(a_shape[i] for i in a_free) + tuple(b_shape[i] for i in b_free)
     return reshape(matmul(a2, b2), shape=out_shape)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dual import primal_value
+from ..dual import primal_value, stop_gradient
 from ..primitive import COMPLEX_FUNCTIONS, Primitive, implements
 from .elementwise import divide, equal, greater, multiply, sqrt, square, where
 from .linalg_complex import imag, is_complex, real
@@ -240,7 +240,7 @@ def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=No
     a = _cast(a, dtype)
     count = _count(shape_of(a), axes)
     if count == 1:  # a - mean(a) is 0 whatever a is: a constant, derivative 0 (std too)
-        a = primal_value(a)
+        a = stop_gradient(a)
     centred = a - _mean(a, axes, keepdims=True)
     if is_complex(centred):  # mean |a - mean(a)|², real (NumPy's)
         squares = square(real(centred)) + square(imag(centred))
