@@ -387,8 +387,14 @@ if sc is not None:
     i1 = elementwise(sc.i1, lambda ans, x: i0(x) - _over_x(i1, x))
     # i0e = exp(-|x|)·i0: at x = 0 the kink's midpoint is i1e(0) = 0.
     i0e = elementwise(sc.i0e, lambda ans, x: i1e(x) - sign(x) * ans)
-    i1e = elementwise(sc.i1e, lambda ans, x: i0e(x) - sign(x) * ans
-                      - exp(-absolute(x)) * _over_x(i1, x))
+    i1e = elementwise(sc.i1e, lambda ans, x: i0e(x) - sign(x) * ans - _i1e_over_x(x))
+
+    def _i1e_over_x(x):
+        """exp(-|x|)·I1(x)/x, finite at any x (I1 alone overflows from x ≈ 713 on)."""
+        near = greater(1.0, absolute(x))
+        xs = where(near, 1.0, x)
+        return where(near, exp(-absolute(x)) * _over_x(i1, where(near, x, 0.0)), i1e(xs) / xs)
+
     j0 = elementwise(sc.j0, lambda ans, x: -j1(x))
     j1 = elementwise(sc.j1, lambda ans, x: j0(x) - _over_x(j1, x, -1.0))
     y0 = elementwise(sc.y0, lambda ans, x: -y1(x))
