@@ -40,12 +40,13 @@ class CollapsedTag(RowsTag):
     """The tag of one collapsed evaluation: its Duals' tangents hold D first derivatives
     and, last, the weighted sum of the second Taylor coefficients."""
 
-    __slots__ = ("weights",)
+    __slots__ = ("weights", "unit")
     order = 2  # (second-order information: a solver's chord-Newton takes two steps)
 
     def __init__(self, weights: np.ndarray) -> None:
         super().__init__()
         self.weights = weights
+        self.unit = bool(np.all(weights == 1))
 
     def nonlinear(self, prim: Primitive, primals: list, tangents: list, moving: list,
                   ans: Any, params: dict) -> Any:
@@ -109,6 +110,8 @@ class CollapsedTag(RowsTag):
 
     def _contracted(self, products: Any) -> Any:
         """Σ_d w_d·products[d] (one matrix product: einsum's path search costs more)."""
+        if self.unit:
+            return ops.sum_(products, axis=(0,), keepdims=False)
         shape = tuple(np.shape(products))[1:]
         flat = ops.reshape(products, shape=(len(self.weights), int(np.prod(shape, dtype=int))))
         return ops.reshape(ops.matmul(self.weights, flat), shape=shape)
@@ -139,9 +142,10 @@ def _lead(value: Any, ans: Any) -> Any:
 
 
 def _added_to_last(rows: Any, value: Any, D: int) -> Any:
-    """``rows`` (D + 1 of them) with ``value`` added to the last."""
-    last = rows[D:D + 1] + ops.reshape(value, shape=(1,) + tuple(np.shape(value)))
-    return ops.concatenate(rows[:D], last, axis=0)
+    """``rows`` (D + 1 of them) with ``value`` added to the last (two calls, not a
+    slice, a sum and a concatenation of the parts)."""
+    shape = tuple(np.shape(rows))
+    return rows + ops.index_add(_shaped(value, shape[1:]), index=(D,), shape=shape)
 
 
 def _collapsed(fun: Callable, args: tuple, argnum: int, directions: np.ndarray,
