@@ -6,8 +6,11 @@
 """
 
 import os
+import subprocess
 import sys
 
+import numpy as np
+import pytest
 from hypothesis import settings
 
 import dualad.replay.cache
@@ -44,3 +47,19 @@ collect_ignore_glob = ["specs_*.py"]
 # The coverage table's generator is run by test_coverage_table.py (and by hand);
 # external/ runs other projects' test suites through dualad, by hand.
 collect_ignore = ["coverage_table.py", "external"]
+
+
+@pytest.fixture
+def on_four_devices(tmp_path):
+    """A runner of a script in a fresh process with four host devices (JAX's CPU
+    backend): the script saves its arrays with ``np.savez(OUT, ...)``; the runner
+    returns them."""
+    def run(script: str):
+        out = tmp_path / "four_devices.npz"
+        env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4",
+                   JAX_PLATFORMS="cpu")
+        subprocess.run([sys.executable, "-c", f"OUT = {str(out)!r}\n" + script], env=env,
+                       check=True, timeout=600)
+        return np.load(out)
+
+    return run

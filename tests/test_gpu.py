@@ -191,17 +191,8 @@ np.savez(OUT, **{k: np.asarray(v) for k, v in results.items()})
 """
 
 
-def test_seed_axis_sharded_over_four_devices_equals_one_device(tmp_path):
-    import os
-    import subprocess
-    import sys
-
-    out = tmp_path / "sharded.npz"
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4",
-               JAX_PLATFORMS="cpu")
-    subprocess.run([sys.executable, "-c", f"OUT = {str(out)!r}\n" + SHARDED], env=env,
-                   check=True, timeout=600)
-    sharded = np.load(out)
+def test_seed_axis_sharded_over_four_devices_equals_one_device(on_four_devices):
+    sharded = on_four_devices(SHARDED)
     W = np.arange(64.0).reshape(8, 8) / 100
     x = np.linspace(-1, 1, 8)
 

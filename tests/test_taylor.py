@@ -353,18 +353,9 @@ np.savez(OUT, *[np.asarray(t) for t in terms], np.asarray(T), np.asarray(lap))
 """
 
 
-def test_jets_and_directions_split_over_four_devices_equal_one_device(tmp_path):
+def test_jets_and_directions_split_over_four_devices_equal_one_device(on_four_devices):
     pytest.importorskip("jax")
-    import os
-    import subprocess
-    import sys
-
-    out = tmp_path / "sharded.npz"
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4",
-               JAX_PLATFORMS="cpu")
-    subprocess.run([sys.executable, "-c", f"OUT = {str(out)!r}\n" + SHARDED], env=env,
-                   check=True, timeout=600)
-    sharded = np.load(out)
+    sharded = on_four_devices(SHARDED)
     W = np.arange(64.0).reshape(8, 8) / 100
     f = lambda x: np.sum(np.tanh(W @ x) ** 2) + np.prod(np.sin(x[:3]))  # noqa: E731
     x, V = np.linspace(-1, 1, 8), np.cos(np.arange(64.0)).reshape(8, 8)
