@@ -13,7 +13,7 @@ Examples
 (array(5.5), array(1.71633781))
 """
 
-from .dual import Dual, primal_value, stop_gradient  # first: it loads the rule table through dualad.ops
+from .dual import Dual, primal_value, stop_gradient  # first: loads the rule table (dualad.ops)
 from . import rules  # noqa: F401,I001
 from .custom import custom_jvp, defprimitive
 from .forward import DEFAULT_CHUNK_BYTES, derivative, jacfwd, jacobian, jvp
