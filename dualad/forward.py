@@ -17,8 +17,8 @@ import itertools
 import numpy as np
 import optree
 
-from .constructors import scoped
-from . import ops
+from .constructors import scope, scoped
+from . import ops, parallel
 from .dual import (Dual, as_float_array, check_tangent_shape, from_objects, primal_value,
                    without_tag)
 from .operands import output_of
@@ -128,7 +128,8 @@ def _jvp(fun: Callable, primals: Sequence, tangents: Sequence, batched: bool,
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int | None = None,
            has_aux: bool = False, holomorphic: bool = False,
            seed_placement: Callable | None = None,
-           replay: bool = REPLAY_BY_DEFAULT) -> Callable:
+           replay: bool = REPLAY_BY_DEFAULT, executor: Any = None,
+           min_seconds: float | None = None) -> Callable:
     """The Jacobian of ``fun`` by forward mode, all seeds batched.
 
     Parameters
@@ -157,6 +158,18 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         call, and each of its operations is checked against the recording, so the
         result is the interpreter's bit for bit whatever ``fun`` reads. ``False``
         runs the interpreter every time.
+    executor:
+        A :class:`concurrent.futures.Executor` (``ThreadPoolExecutor``,
+        ``ProcessPoolExecutor``) or a ``dask.distributed.Client``: the passes (chunks
+        of ``chunk_size`` seeds) run on its workers, each returning plain arrays, and
+        the Jacobian is assembled here, equal to the serial one bit for bit (see
+        :mod:`dualad.parallel` and ``docs/scaling.md``). One pass, or passes quicker
+        than ``min_seconds``, run serially with a ``RuntimeWarning``. Process pools
+        and Dask receive ``fun`` by cloudpickle.
+    min_seconds:
+        With ``executor``: a first pass quicker than this many seconds keeps the
+        problem serial; ``None`` takes :data:`dualad.parallel.DISPATCH_SECONDS` for
+        the executor's kind, ``0`` always sends the passes out.
 
     Returns
     -------
@@ -177,36 +190,93 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     >>> g = lambda x, y: x * y
     >>> dualad.jacfwd(g, argnums=(0, 1))(3.0, 4.0)
     (array(4.), array(3.))
+
+    The passes on two threads (eight seeds, two per pass):
+
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> h = lambda x: np.sin(np.cumsum(x)) * x
+    >>> with ThreadPoolExecutor(2) as pool:
+    ...     J = dualad.jacfwd(h, chunk_size=2, executor=pool, min_seconds=0)(np.ones(8))
+    >>> bool(np.array_equal(J, dualad.jacfwd(h, chunk_size=2)(np.ones(8))))
+    True
     """
     check_chunk_size(chunk_size)
     check_argnums(argnums)
     options = (argnums, chunk_size, has_aux, holomorphic, seed_placement, replay)
-    if (made := made_before(jacfwd, fun, options)) is not None:
+    if executor is None and (made := made_before(jacfwd, fun, options)) is not None:
         return made  # (a transform written inline in a loop)
 
     def jacfun(fun, *args):
         inputs = Inputs(args, argnums, "jacfwd", holomorphic)
         joined = JoinedChunks(inputs)
         for start, stop in inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize)):
-            tag = Tag()  # a tag per pass: nothing of one pass can leak into the next
-            try:
-                out = inputs.call(fun, [seed_columns(x, lo, hi, start, stop, tag,
-                                                     seed_placement)
-                                        for x, lo, hi in inputs.spans()])
-                out, aux = split_aux(out, has_aux, tag)
-                out_leaves, out_tree = optree.tree_flatten(out)
-                if holomorphic:
-                    check_complex([np.result_type(primal_value(o)) for o in out_leaves],
-                                  "jacfwd", "outputs", True, True)
-                joined.add(start, [read_leaf(o, tag, stop - start)[1] for o in out_leaves])
-            finally:
-                tag.live = False
-        per_output = joined.result()
-        jac = out_tree.unflatten([inputs.unflatten(inputs.split(t)) for t in per_output])
-        return (jac, aux) if has_aux else jac
+            leaves, out_tree, aux = forward_pass(fun, inputs, start, stop, has_aux,
+                                                 holomorphic, seed_placement)
+            joined.add(start, leaves)
+        return _jacobian(inputs, joined, out_tree, aux, has_aux)
 
-    return replayed(jacfun, fun, argnums, replay and seed_placement is None,
-                    (jacfwd, options))
+    serial = replayed(jacfun, fun, argnums, replay and seed_placement is None,
+                      (jacfwd, options))
+
+    def spread_call(spread: Any, *args: Any, **kwargs: Any) -> Any:
+        inputs = Inputs(args, argnums, "jacfwd", holomorphic)
+        chunks = inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize))
+        key = parallel.signature(inputs.leaves, inputs.tree)
+        if spread.dispatch.serial(key) or parallel.too_few(
+                spread.dispatch, len(chunks), f"all {inputs.n} seeds fit in one pass; give a "
+                "smaller chunk_size to split them", key):
+            return spread.serial(*args, **kwargs)
+        f = functools.partial(fun, **kwargs) if kwargs else fun
+        results = spread.dispatch.map(forward_unit, f, (args, argnums, has_aux, holomorphic),
+                                      chunks, key)
+        return joined_jacobian(inputs, chunks, results, has_aux)
+
+    return parallel.spread(serial, spread_call, executor, "jacfwd", min_seconds,
+                           seed_placement)
+
+
+def forward_pass(fun: Callable, inputs: Inputs, start: int, stop: int, has_aux: bool,
+                 holomorphic: bool, seed_placement: Callable | None = None
+                 ) -> tuple[list, Any, Any]:
+    """One pass of :func:`jacfwd`: the tangents of ``fun``'s output leaves along the
+    seeds ``start:stop`` (``(stop - start, *S_out)`` each), its output structure, and
+    its aux (None without ``has_aux``)."""
+    tag = Tag()  # a tag per pass: nothing of one pass can leak into the next
+    try:
+        out = inputs.call(fun, [seed_columns(x, lo, hi, start, stop, tag, seed_placement)
+                                for x, lo, hi in inputs.spans()])
+        out, aux = split_aux(out, has_aux, tag)
+        out_leaves, out_tree = optree.tree_flatten(out)
+        if holomorphic:
+            check_complex([np.result_type(primal_value(o)) for o in out_leaves],
+                          "jacfwd", "outputs", True, True)
+        return [read_leaf(o, tag, stop - start)[1] for o in out_leaves], out_tree, aux
+    finally:
+        tag.live = False
+
+
+def forward_unit(fun: Callable, payload: tuple, chunk: tuple[int, int]) -> tuple[list, Any, Any]:
+    """A pass of :func:`jacfwd` as a unit of work (:mod:`dualad.parallel`): the arguments,
+    ``argnums``, ``has_aux`` and ``holomorphic`` in ``payload``."""
+    args, argnums, has_aux, holomorphic = payload
+    with scope():
+        inputs = Inputs(args, argnums, "jacfwd", holomorphic)
+        return forward_pass(fun, inputs, *chunk, has_aux, holomorphic)
+
+
+def joined_jacobian(inputs: Inputs, chunks: list, results: list, has_aux: bool) -> Any:
+    """The Jacobian from the results of :func:`forward_unit` on ``chunks``, in order."""
+    joined = JoinedChunks(inputs)
+    for (start, _), (leaves, out_tree, aux) in zip(chunks, results):
+        joined.add(start, leaves)
+    return _jacobian(inputs, joined, out_tree, aux, has_aux)
+
+
+def _jacobian(inputs: Inputs, joined: JoinedChunks, out_tree: Any, aux: Any,
+              has_aux: bool) -> Any:
+    per_output = joined.result()
+    jac = out_tree.unflatten([inputs.unflatten(inputs.split(t)) for t in per_output])
+    return (jac, aux) if has_aux else jac
 
 
 jacobian = jacfwd

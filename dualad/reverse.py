@@ -20,14 +20,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import functools
 import math
+import time
 import weakref
 
 import numpy as np
 import optree
 
-from . import ops
-from .constructors import scoped
+from . import ops, parallel
+from .constructors import scope, scoped
 from .dual import Dual, as_float_array, primal_value
 from .forward import (Inputs, JoinedChunks, auto_chunk, check_argnums, check_chunk_size,
                       check_complex, check_output, seed_block, split_aux, zeros_like_output)
@@ -427,7 +429,8 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int | None = None,
            has_aux: bool = False, holomorphic: bool = False, nan_safe: bool = False,
-           seed_placement: Callable | None = None, replay: bool = REPLAY_BY_DEFAULT) -> Callable:
+           seed_placement: Callable | None = None, replay: bool = REPLAY_BY_DEFAULT,
+           executor: Any = None, min_seconds: float | None = None) -> Callable:
     """The Jacobian by reverse mode: one forward pass, output directions batched.
 
     The function is evaluated once; its tape is then transposed with chunks of
@@ -454,6 +457,13 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         (``dualad_gpu`` uses it to shard the seed axis across devices).
     replay:
         As for :func:`~dualad.jacfwd`.
+    executor:
+        As for :func:`~dualad.jacfwd`: the forward pass runs here (it tells the rows)
+        and the backward passes go to the executor's workers in one contiguous group
+        per worker, each worker making its own tape with one forward pass.
+    min_seconds:
+        As for :func:`~dualad.jacfwd` (measured on the forward pass and the first
+        backward pass).
 
     Returns
     -------
@@ -468,35 +478,111 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     >>> dualad.jacrev(f)(np.array([0.0, 2.0]))
     array([[2., 0.],
            [1., 0.]])
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> g = lambda x: np.cumsum(np.sin(x) * x[0])
+    >>> with ThreadPoolExecutor(2) as pool:
+    ...     J = dualad.jacrev(g, chunk_size=2, executor=pool, min_seconds=0)(np.ones(6))
+    >>> bool(np.array_equal(J, dualad.jacrev(g, chunk_size=2)(np.ones(6))))
+    True
     """
     check_chunk_size(chunk_size)
     check_argnums(argnums)
     options = (argnums, chunk_size, has_aux, holomorphic, nan_safe, seed_placement, replay)
-    if (made := made_before(jacrev, fun, options)) is not None:
+    if executor is None and (made := made_before(jacrev, fun, options)) is not None:
         return made
 
     def jacfun(fun, *args):
         inputs = Inputs(args, argnums, "jacrev", holomorphic, complex_ok=True)
-        primal_leaves, out_vars, out_tree, aux, tape, in_vars = _linearize(
-            fun, inputs, nan_safe, has_aux, "jacrev")
+        linear = _Linearized(fun, inputs, nan_safe, has_aux, holomorphic)
+        rows = JoinedChunks(linear.outputs)
+        for start, stop in linear.chunks(chunk_size):
+            rows.add(start, linear.rows(start, stop, seed_placement))
+        return linear.jacobian(rows, has_aux)
+
+    serial = replayed(jacfun, fun, argnums, replay and seed_placement is None,
+                      (jacrev, options))
+
+    def spread_call(spread: Any, *args: Any, **kwargs: Any) -> Any:
+        # The forward pass here tells the rows; each worker makes its own tape
+        # and pulls back a contiguous group of chunks of rows.
+        inputs = Inputs(args, argnums, "jacrev", holomorphic, complex_ok=True)
+        key = parallel.signature(inputs.leaves, inputs.tree)
+        if spread.dispatch.serial(key):
+            return spread.serial(*args, **kwargs)
+        f = functools.partial(fun, **kwargs) if kwargs else fun
+        begin = time.perf_counter()
+        with scope():
+            linear = _Linearized(f, inputs, nan_safe, has_aux, holomorphic)
+            chunks = linear.chunks(chunk_size)
+            if parallel.too_few(spread.dispatch, len(chunks), f"all {linear.outputs.n} rows "
+                                "fit in one backward pass; give a smaller chunk_size to "
+                                "split them", key):
+                rows = JoinedChunks(linear.outputs)
+                for start, stop in chunks:
+                    rows.add(start, linear.rows(start, stop))
+                return linear.jacobian(rows, has_aux)
+            first = [(chunks[0][0], linear.rows(*chunks[0]))]
+        groups = np.array_split(np.arange(1, len(chunks)),
+                                min(spread.dispatch.workers, len(chunks) - 1))
+        units = [chunks[:1]] + [[chunks[i] for i in group] for group in groups]
+        payload = (args, argnums, has_aux, holomorphic, nan_safe, linear.outputs.n)
+        results = spread.dispatch.map(reverse_unit, f, payload, units, key,
+                                      first=(first, time.perf_counter() - begin))
+        rows = JoinedChunks(linear.outputs)
+        for start, leaves in (pair for result in results for pair in result):
+            rows.add(start, leaves)
+        return linear.jacobian(rows, has_aux)
+
+    return parallel.spread(serial, spread_call, executor, "jacrev", min_seconds,
+                           seed_placement)
+
+
+class _Linearized:
+    """``fun`` linearized once at the differentiated arguments ``inputs``: its tape, and
+    the flat positions of its outputs (the rows of the Jacobian)."""
+
+    def __init__(self, fun: Callable, inputs: Inputs, nan_safe: bool, has_aux: bool,
+                 holomorphic: bool) -> None:
+        self.inputs = inputs
+        primal_leaves, self.out_vars, self.out_tree, self.aux, self.tape, self.in_vars = \
+            _linearize(fun, inputs, nan_safe, has_aux, "jacrev")
         check_complex([_float_dtype(y) for y in primal_leaves], "jacrev", "outputs",
                       holomorphic, False)
-        outputs = Inputs((out_tree.unflatten(primal_leaves),), 0,  # flat output positions
-                         complex_ok=True)
-        rows = JoinedChunks(outputs)
-        for start, stop in outputs.chunks(chunk_size or auto_chunk(outputs.n, outputs.itemsize)):
-            cts = [seed_block(y, lo, hi, start, stop, seed_placement)
-                   for y, lo, hi in outputs.spans()]
-            rows.add(start, _pull_back(tape, out_vars, cts, in_vars, inputs, stop - start))
+        self.outputs = Inputs((self.out_tree.unflatten(primal_leaves),), 0,
+                              complex_ok=True)  # flat output positions
+
+    def chunks(self, chunk_size: int | None) -> list[tuple[int, int]]:
+        outputs = self.outputs
+        return outputs.chunks(chunk_size or auto_chunk(outputs.n, outputs.itemsize))
+
+    def rows(self, start: int, stop: int, seed_placement: Callable | None = None) -> list:
+        """Rows ``start:stop`` of the Jacobian, ``(stop - start, *S_in)`` per input leaf,
+        from one backward pass."""
+        cts = [seed_block(y, lo, hi, start, stop, seed_placement)
+               for y, lo, hi in self.outputs.spans()]
+        return _pull_back(self.tape, self.out_vars, cts, self.in_vars, self.inputs,
+                          stop - start)
+
+    def jacobian(self, rows: JoinedChunks, has_aux: bool) -> Any:
         per_input = rows.result()
         # per_input[i]: (m, *S_in); cut m into the output leaves.
-        blocks = [[_rows_of(per_input[i], lo, hi, y.shape) for i in range(len(in_vars))]
-                  for y, lo, hi in outputs.spans()]
-        jac = out_tree.unflatten([inputs.unflatten(b) for b in blocks])
-        return (jac, aux) if has_aux else jac
+        blocks = [[_rows_of(per_input[i], lo, hi, y.shape) for i in range(len(self.in_vars))]
+                  for y, lo, hi in self.outputs.spans()]
+        jac = self.out_tree.unflatten([self.inputs.unflatten(b) for b in blocks])
+        return (jac, self.aux) if has_aux else jac
 
-    return replayed(jacfun, fun, argnums, replay and seed_placement is None,
-                    (jacrev, options))
+
+def reverse_unit(fun: Callable, payload: tuple, chunks: list) -> list:
+    """Chunks of rows of :func:`jacrev` as a unit of work (:mod:`dualad.parallel`): one
+    forward pass, then a backward pass per chunk; ``[(start, rows), ...]``."""
+    args, argnums, has_aux, holomorphic, nan_safe, m = payload
+    with scope():
+        inputs = Inputs(args, argnums, "jacrev", holomorphic, complex_ok=True)
+        linear = _Linearized(fun, inputs, nan_safe, has_aux, holomorphic)
+        if linear.outputs.n != m:
+            raise ValueError(f"jacrev: the function returned {linear.outputs.n} values in a "
+                             f"worker and {m} in the caller, at the same arguments")
+        return [(start, linear.rows(start, stop)) for start, stop in chunks]
 
 
 def _rows_of(ct, lo: int, hi: int, out_shape: tuple):

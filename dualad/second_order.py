@@ -17,14 +17,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import functools
+
 import numpy as np
 import optree
 
-from .constructors import scoped
-from . import ops
+from .constructors import scope, scoped
+from . import ops, parallel
 from .dual import Dual, as_float_array
 from .forward import (Inputs, auto_chunk, check_argnums, check_chunk_size, check_complex,
-                      check_output, jacfwd, jvp, seed_block, zeros_like_output)
+                      check_output, forward_pass, jacfwd, joined_jacobian, jvp, seed_block,
+                      zeros_like_output)
 from .hyperdual import SeededHyperDual
 from .operands import output_of
 from .primitive import Tag
@@ -43,7 +46,8 @@ MODES = ("auto", "hyperdual", "fwd-rev")
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
             chunk_size: int | None = None, mode: str = "auto", holomorphic: bool = False,
             seed_placement: Callable | None = None,
-            replay: bool = REPLAY_BY_DEFAULT) -> Callable:
+            replay: bool = REPLAY_BY_DEFAULT, executor: Any = None,
+            min_seconds: float | None = None) -> Callable:
     """The exact Hessian of ``fun``, by hyper-duals or forward-over-reverse.
 
     Parameters
@@ -74,6 +78,12 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
     replay:
         Replay the NumPy calls recorded at an earlier call with the same signature,
         as :func:`~dualad.jacfwd` does; ``False`` runs the interpreter every time.
+    executor:
+        As for :func:`~dualad.jacfwd`: the units of work are the forward passes over
+        the gradient (fwd-rev), or the blocks of hyper-dual passes (``chunk_size``
+        seeds by ``chunk_size``, on and above the diagonal).
+    min_seconds:
+        As for :func:`~dualad.jacfwd`.
 
     Returns
     -------
@@ -90,11 +100,17 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
     >>> dualad.hessian(f)(np.array([1.0, 0.0]))
     array([[0., 2.],
            [2., 0.]])
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> g = lambda x: np.sum(np.sin(x) * np.cumsum(x))
+    >>> with ThreadPoolExecutor(2) as pool:
+    ...     H = dualad.hessian(g, chunk_size=2, executor=pool, min_seconds=0)(np.ones(6))
+    >>> bool(np.array_equal(H, dualad.hessian(g, chunk_size=2)(np.ones(6))))
+    True
     """
     check_chunk_size(chunk_size)
     check_argnums(argnums)
     options = (argnums, chunk_size, mode, holomorphic, seed_placement, replay)
-    if (made := made_before(hessian, fun, options)) is not None:
+    if executor is None and (made := made_before(hessian, fun, options)) is not None:
         return made
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -103,7 +119,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
 
         return jacfwd(jacrev(fun, argnums, holomorphic=True, replay=False), argnums,
                       chunk_size=chunk_size, holomorphic=True, seed_placement=seed_placement,
-                      replay=replay)
+                      replay=replay, executor=executor, min_seconds=min_seconds)
 
     def hessfun(fun, *args):
         inputs = Inputs(args, argnums, "hessian")
@@ -117,18 +133,68 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
                 out_leaves, out_tree = _hyperdual_pass(fun, inputs, (s1, e1), (s2, e2),
                                                        seed_placement)
                 blocks[i, j] = out_leaves
-        per_output = []
-        for leaf in range(len(blocks[0, 0])):
-            rows = [[_block(blocks, i, j, leaf) for j in range(len(chunks))]
-                    for i in range(len(chunks))]
-            per_output.append(_join(rows))
-        return out_tree.unflatten([
-            inputs.unflatten([inputs.unflatten(inputs.split(col, axis=0))
-                              for col in inputs.split(h, axis=1)])
-            for h in per_output])
+        return _hyperdual_hessian(inputs, len(chunks), blocks, out_tree)
 
-    return replayed(hessfun, fun, argnums, replay and seed_placement is None,
-                    (hessian, options))
+    serial = replayed(hessfun, fun, argnums, replay and seed_placement is None,
+                      (hessian, options))
+
+    def spread_call(spread: Any, *args: Any, **kwargs: Any) -> Any:
+        # The units: the chunks of the forward pass over the gradient (fwd-rev), or the
+        # blocks (i, j ≥ i) of hyper-dual passes.
+        inputs = Inputs(args, argnums, "hessian")
+        fwd_rev = mode == "fwd-rev" or (mode == "auto" and inputs.n > HYPERDUAL_MAX_N)
+        chunks = inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize,
+                                                        1 if fwd_rev else 2))
+        units = chunks if fwd_rev else [(chunks[i], chunks[j]) for i in range(len(chunks))
+                                        for j in range(i, len(chunks))]
+        key = parallel.signature(inputs.leaves, inputs.tree)
+        if spread.dispatch.serial(key) or parallel.too_few(
+                spread.dispatch, len(units), f"all {inputs.n} seeds fit in one pass; give a "
+                "smaller chunk_size to split them", key):
+            return spread.serial(*args, **kwargs)
+        f = functools.partial(fun, **kwargs) if kwargs else fun
+        results = spread.dispatch.map(hessian_unit, f, (args, argnums, fwd_rev), units, key)
+        if fwd_rev:
+            every = tuple(range(len(inputs.leaves)))
+            leaf_inputs = Inputs(tuple(inputs.leaves), every, "jacfwd")
+            nested = joined_jacobian(leaf_inputs, chunks, [r[:2] + (None,) for r in results],
+                                     False)
+            return _symmetrized(inputs, nested, results[0][2])
+        pairs = [(i, j) for i in range(len(chunks)) for j in range(i, len(chunks))]
+        blocks = {pair: leaves for pair, (leaves, _) in zip(pairs, results)}
+        return _hyperdual_hessian(inputs, len(chunks), blocks, results[0][1])
+
+    return parallel.spread(serial, spread_call, executor, "hessian", min_seconds,
+                           seed_placement)
+
+
+def hessian_unit(fun: Callable, payload: tuple, unit: tuple) -> tuple:
+    """A pass of :func:`hessian` as a unit of work (:mod:`dualad.parallel`): with
+    fwd-rev the forward pass over the gradient along the seeds ``unit`` (its tangents,
+    their structure and ``fun``'s output structure), else the hyper-dual pass of the
+    block ``unit`` (its ε1ε2 parts and ``fun``'s output structure)."""
+    args, argnums, fwd_rev = payload
+    with scope():
+        inputs = Inputs(args, argnums, "hessian")
+        if not fwd_rev:
+            return _hyperdual_pass(fun, inputs, *unit)
+        gradient, structures = _gradient_of_leaves(fun, inputs)
+        every = tuple(range(len(inputs.leaves)))
+        leaves, tree, _ = forward_pass(gradient, Inputs(tuple(inputs.leaves), every,
+                                                        "jacfwd"), *unit, False, False)
+        return leaves, tree, structures[0]
+
+
+def _hyperdual_hessian(inputs: Inputs, count: int, blocks: dict, out_tree: Any) -> Any:
+    """The Hessian from the ε1ε2 blocks ``(i, j ≥ i)`` of ``count`` chunks of seeds."""
+    per_output = []
+    for leaf in range(len(blocks[0, 0])):
+        rows = [[_block(blocks, i, j, leaf) for j in range(count)] for i in range(count)]
+        per_output.append(_join(rows))
+    return out_tree.unflatten([
+        inputs.unflatten([inputs.unflatten(inputs.split(col, axis=0))
+                          for col in inputs.split(h, axis=1)])
+        for h in per_output])
 
 
 @scoped
@@ -266,22 +332,31 @@ def second_derivative(fun: Callable, argnums: int = 0, *,
 def _hessian_fwd_rev(fun: Callable, inputs: Inputs, chunk_size: int | None,
                      seed_placement: Callable | None = None) -> Any:
     """``jacfwd(jacrev(fun))`` over the differentiated leaves, symmetrized blockwise."""
+    every = tuple(range(len(inputs.leaves)))
+    gradient, structures = _gradient_of_leaves(fun, inputs)
+    nested = jacfwd(gradient, argnums=every, chunk_size=chunk_size,
+                    seed_placement=seed_placement, replay=False)(*inputs.leaves)
+    return _symmetrized(inputs, nested, structures[0])
+
+
+def _gradient_of_leaves(fun: Callable, inputs: Inputs) -> tuple[Callable, list]:
+    """``jacrev`` of ``fun`` as a function of the differentiated leaves, and the list
+    that receives the output's structure, read as ``fun`` returns."""
     from .reverse import jacrev
 
-    k = len(inputs.leaves)
-    every = tuple(range(k))
-
-    structures = []  # the output's structure, read as the function returns
+    structures: list = []
 
     def of_leaves(*leaves):
         out = inputs.call(fun, list(leaves))
         structures.append(optree.tree_structure(out))
         return out
 
-    nested = jacfwd(jacrev(of_leaves, argnums=every, replay=False), argnums=every,
-                    chunk_size=chunk_size, seed_placement=seed_placement,
-                    replay=False)(*inputs.leaves)
-    out_tree = structures[0]
+    every = tuple(range(len(inputs.leaves)))
+    return jacrev(of_leaves, argnums=every, replay=False), structures
+
+
+def _symmetrized(inputs: Inputs, nested: Any, out_tree: Any) -> Any:
+    """The Hessian from ``jacfwd(jacrev(fun))`` over the leaves, symmetrized blockwise."""
     result = []
     for blocks in out_tree.flatten_up_to(nested):  # blocks[i][j]: S_out + S_i + S_j
         out_ndim = blocks[0][0].ndim - 2 * inputs.leaves[0].ndim

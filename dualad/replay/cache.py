@@ -148,6 +148,10 @@ class Replayed:
         #: replayed to the end, or continued in the interpreter after a difference.
         self.counts = {"interpreted": 0, "recorded": 0, "replayed": 0, "continued": 0}
 
+    def __reduce__(self) -> tuple:
+        """Pickled (sent to a worker process with its transform), an empty cache."""
+        return (type(self), (self.body, self.argnums, self.maxsize, self.record_after))
+
     def run(self, fun: Callable, args: tuple, kwargs: dict, replayed: list | None = None
             ) -> Any:
         """``body(fun, *args)`` with ``kwargs`` to ``fun``; a call that followed its

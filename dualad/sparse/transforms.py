@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from .. import parallel
 from ..constructors import scope
 from ..dual import as_float_array
 from ..primitive import Boxed
@@ -172,16 +173,27 @@ class _Prepared(_Checked):
     def _prepare(self, fun: Callable, argnum: int, x: np.ndarray, values: Callable,
                  structure: sparse.csr_array, length: int, by_rows: bool,
                  replay: bool | None, chunk_size: int | None,
-                 detect: Callable | None) -> None:
+                 detect: Callable | None, dispatch: parallel.Dispatch | None = None) -> None:
         """The compressed block is ``(passes, length)``, the passes' tangents one after
         the other; ``values`` (of :mod:`~dualad.sparse.coloring`) takes it as it is
         (rows coloured) or transposed, and gives the nonzeros of ``structure``.
         ``detect(args, kwargs)`` finds the pattern again (None: a pattern given, or
-        local, which the user vouches for)."""
+        local, which the user vouches for). With ``dispatch`` (an executor) the passes
+        are its units of work, and are not replayed."""
         check_chunk_size(chunk_size)
         self.passes = int(self.colors.max(initial=-1)) + 1
         self.per_pass = _per_pass(self.passes, max(self.pattern.shape), x.dtype.itemsize,
                                   chunk_size)
+        #: The executor the passes go to (None: here, one after the other).
+        self.dispatch = dispatch
+        if dispatch is not None:
+            units = -(-self.passes // self.per_pass)
+            if parallel.too_few(dispatch, units, f"all {self.passes} colours fit in one "
+                                "pass; give a smaller chunk_size to split them",
+                                (x.shape, x.dtype)):
+                self.dispatch = None
+            else:
+                replay = False  # (a recording would run the passes here)
         proving = detect is not None and REPLAY_BY_DEFAULT and replay is not False
         if replay is None:  # a recording takes twice a pass's memory: only one pass
             replay = REPLAY_BY_DEFAULT and self.passes <= self.per_pass
@@ -231,13 +243,13 @@ class _Prepared(_Checked):
 
     def _forward(self, fun: Callable, x: np.ndarray, length: int) -> np.ndarray:
         """``(passes, length)``: ``fun``'s tangents along one seed per colour."""
-        blocks = []
-        for start in range(0, self.passes, self.per_pass):
-            chunk = np.arange(start, min(start + self.per_pass, self.passes))
-            seeds = (self.colors == chunk[:, None]).astype(x.dtype)
-            _, t = jvp(fun, (x,), (seeds.reshape((len(chunk),) + x.shape),), batched=True,
-                       replay=False)
-            blocks.append(np.reshape(t, (len(chunk), length)))
+        chunks = [(start, min(start + self.per_pass, self.passes))
+                  for start in range(0, self.passes, self.per_pass)]
+        if self.dispatch is None:
+            blocks = [colour_unit(fun, (x, self.colors, length), chunk) for chunk in chunks]
+        else:
+            blocks = self.dispatch.map(colour_unit, fun, (x, self.colors, length), chunks,
+                                       (x.shape, x.dtype))
         if len(blocks) == 1:
             return blocks[0]
         return np.concatenate(blocks) if blocks else np.zeros((0, length), x.dtype)
@@ -263,8 +275,8 @@ class SparseJacobian(_Prepared):
     def __init__(self, fun: Callable, args: tuple, argnum: int = 0, *,
                  sparsity: Any = "detect", mode: str = "auto", local: bool = False,
                  chunk_size: int | None = None, replay: bool | None = None,
-                 kwargs: dict | None = None, detected: sparse.csr_array | None = None
-                 ) -> None:
+                 kwargs: dict | None = None, detected: sparse.csr_array | None = None,
+                 dispatch: parallel.Dispatch | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         x = as_float_array(args[argnum])
@@ -293,10 +305,10 @@ class SparseJacobian(_Prepared):
         m, n = self.pattern.shape
         if mode == "fwd":
             self._prepare(fun, argnum, x, coloring.column_values, self.pattern, m, False,
-                          replay, chunk_size, detect)
+                          replay, chunk_size, detect, dispatch)
         else:
             self._prepare(fun, argnum, x, coloring.row_values, self.pattern, n, True,
-                          replay, chunk_size, detect)
+                          replay, chunk_size, detect, dispatch)
 
     def __repr__(self) -> str:
         m, n = self.pattern.shape
@@ -315,7 +327,8 @@ class SparseJacobian(_Prepared):
             flat = np.reshape(restricted(x), (-1,))
             return np.stack([np.sum(flat[rows]) for rows in groups]) if groups else flat[:0]
 
-        return jacrev(compressed_output, chunk_size=self.per_pass, replay=False)(x)
+        return jacrev(compressed_output, chunk_size=self.per_pass, replay=False,
+                      executor=self.dispatch)(x)
 
 
 class SparseHessian(_Prepared):
@@ -334,7 +347,8 @@ class SparseHessian(_Prepared):
     def __init__(self, fun: Callable, args: tuple, argnum: int = 0, *,
                  sparsity: Any = "detect", local: bool = False, chunk_size: int | None = None,
                  replay: bool | None = None, kwargs: dict | None = None,
-                 detected: sparse.csr_array | None = None) -> None:
+                 detected: sparse.csr_array | None = None,
+                 dispatch: parallel.Dispatch | None = None) -> None:
         x = as_float_array(args[argnum])
         detect = None
         if isinstance(sparsity, str):
@@ -348,7 +362,7 @@ class SparseHessian(_Prepared):
             self.pattern = (pattern + pattern.T).tocsr()  # a Hessian is symmetric
         self.colors = coloring.star_coloring(self.pattern)
         self._prepare(fun, argnum, x, coloring.star_values, coloring.symmetric(self.pattern),
-                      x.size, False, replay, chunk_size, detect)
+                      x.size, False, replay, chunk_size, detect, dispatch)
 
     def __repr__(self) -> str:
         n = self.pattern.shape[0]
@@ -358,6 +372,19 @@ class SparseHessian(_Prepared):
         argnum = self.argnum
         gradient = grad(lambda x: fun(*_with_arg(args, argnum, x)), replay=False)
         return self._forward(gradient, x, x.size)
+
+
+def colour_unit(fun: Callable, payload: tuple, chunk: tuple[int, int]) -> np.ndarray:
+    """The colours ``chunk`` (start, stop) in one forward pass, ``(stop - start, length)``:
+    ``fun``'s tangents along one seed per colour (also a unit of work of
+    :mod:`dualad.parallel`; ``payload`` holds ``x``, the colours and ``length``)."""
+    x, colors, length = payload
+    chunk = np.arange(*chunk)
+    seeds = (colors == chunk[:, None]).astype(x.dtype)
+    with scope():
+        _, t = jvp(fun, (x,), (seeds.reshape((len(chunk),) + x.shape),), batched=True,
+                   replay=False)
+    return np.reshape(t, (len(chunk), length))
 
 
 def _evaluation(argnum: int) -> Callable:
@@ -428,7 +455,8 @@ class _ByShape:
 
 def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
                     mode: str = "auto", local: bool = False, chunk_size: int | None = None,
-                    replay: bool | None = None) -> Callable:
+                    replay: bool | None = None, executor: Any = None,
+                    min_seconds: float | None = None) -> Callable:
     """The Jacobian of ``fun`` as a ``scipy.sparse`` CSR array, computing only its nonzeros.
 
     Parameters
@@ -462,6 +490,14 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
         one pass; a larger problem runs its passes through the interpreter, since
         the recording would take twice a pass's memory. ``True`` replays anyway,
         ``False`` never.
+    executor:
+        A :class:`concurrent.futures.Executor` or a ``dask.distributed.Client``: the
+        passes (``chunk_size`` colours each) run on its workers, and the result is
+        equal to the serial one bit for bit (see :func:`~dualad.jacfwd`); they are
+        then not replayed. One pass, or passes quicker than ``min_seconds``, run
+        serially with a ``RuntimeWarning``.
+    min_seconds:
+        As for :func:`~dualad.jacfwd`.
 
     Returns
     -------
@@ -487,11 +523,22 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
            [ 0.,  0.,  0.,  1., -1.]])
     >>> jac.prepare(np.zeros(5))
     SparseJacobian(5x5, nnz=13, mode='fwd', passes=3)
+
+    The three colours in three passes, on two threads:
+
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> with ThreadPoolExecutor(2) as pool:
+    ...     spread = dualad.sparse_jacobian(residual, chunk_size=1, executor=pool,
+    ...                                     min_seconds=0)
+    ...     J = spread(np.zeros(5))
+    >>> bool(np.array_equal(J.toarray(), jac(np.zeros(5)).toarray()))
+    True
     """
     check_chunk_size(chunk_size)
+    dispatch = parallel.dispatch_of(executor, "sparse_jacobian", min_seconds)
     prepared = _ByShape(lambda args, kwargs, detected: SparseJacobian(
         fun, args, argnums, sparsity=sparsity, mode=mode, local=local, chunk_size=chunk_size,
-        replay=replay, kwargs=kwargs, detected=detected), argnums)
+        replay=replay, kwargs=kwargs, detected=detected, dispatch=dispatch), argnums)
 
     def jac(*args: Any, **kwargs: Any) -> sparse.csr_array:
         return prepared.call(args, kwargs)
@@ -503,13 +550,15 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
 
 def sparse_hessian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
                    local: bool = False, chunk_size: int | None = None,
-                   replay: bool | None = None) -> Callable:
+                   replay: bool | None = None, executor: Any = None,
+                   min_seconds: float | None = None) -> Callable:
     """The Hessian of a scalar ``fun`` as a ``scipy.sparse`` CSR array.
 
     The pattern (:func:`hessian_sparsity`, or ``sparsity=`` given) is star
     coloured, so that one forward-over-reverse pass per colour gives every
     nonzero, using the symmetry. Arguments as for :func:`sparse_jacobian`;
-    ``hess.prepare(*args)`` gives the :class:`SparseHessian`.
+    ``hess.prepare(*args)`` gives the :class:`SparseHessian`. With ``executor=`` the
+    passes (``chunk_size`` colours each) run on the executor's workers.
 
     Examples
     --------
@@ -523,11 +572,18 @@ def sparse_hessian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
            [   0.,    0., -400.,  200.]])
     >>> hess.prepare(np.ones(4)).passes
     3
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> with ThreadPoolExecutor(2) as pool:
+    ...     H = dualad.sparse_hessian(rosenbrock, chunk_size=1, executor=pool,
+    ...                               min_seconds=0)(np.ones(4))
+    >>> bool(np.array_equal(H.toarray(), hess(np.ones(4)).toarray()))
+    True
     """
     check_chunk_size(chunk_size)
+    dispatch = parallel.dispatch_of(executor, "sparse_hessian", min_seconds)
     prepared = _ByShape(lambda args, kwargs, detected: SparseHessian(
         fun, args, argnums, sparsity=sparsity, local=local, chunk_size=chunk_size,
-        replay=replay, kwargs=kwargs, detected=detected), argnums)
+        replay=replay, kwargs=kwargs, detected=detected, dispatch=dispatch), argnums)
 
     def hess(*args: Any, **kwargs: Any) -> sparse.csr_array:
         return prepared.call(args, kwargs)

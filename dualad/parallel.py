@@ -1,0 +1,415 @@
+"""Derivatives on several cores or a cluster: the units of work and the engine that runs them.
+
+A chunked transform is a loop over independent passes: the chunks of seeds of
+:func:`~dualad.jacfwd`, :func:`~dualad.jacrev` and :func:`~dualad.hessian`, the
+colours of :func:`~dualad.sparse_jacobian` and :func:`~dualad.sparse_hessian`, the
+points of an :func:`ensemble`. Given ``executor=``, those passes are *units of work*
+for an existing engine — a :class:`concurrent.futures.ThreadPoolExecutor` (NumPy's
+kernels release the GIL), a :class:`~concurrent.futures.ProcessPoolExecutor`, or a
+``dask.distributed.Client`` — and this module is the one place that talks to it:
+
+* each unit runs the serial transform's own pass (the interpreter) on its chunk and
+  returns plain NumPy arrays: a Dual never crosses a thread or process boundary;
+* for process pools and Dask the function and its closure travel with cloudpickle,
+  once per call; a thread runs each unit in a copy of the caller's context;
+* results come back in order; the first failure cancels the outstanding units and is
+  re-raised in the caller, with the worker's traceback as its ``__cause__``;
+  Ctrl-C cancels the outstanding units too;
+* a problem too small to gain (one unit, one worker, or a first unit quicker than
+  :data:`DISPATCH_SECONDS`) runs serially, and says so once with a
+  :class:`RuntimeWarning` naming the reason and how to force the parallel run.
+
+>>> import numpy as np, dualad
+>>> from concurrent.futures import ThreadPoolExecutor
+>>> f = lambda x: np.tanh(np.cumsum(x) ** 2)
+>>> with ThreadPoolExecutor(2) as pool:
+...     jac = dualad.jacfwd(f, chunk_size=3, executor=pool, min_seconds=0)
+...     J = jac(np.linspace(0.0, 1.0, 8))
+>>> bool(np.array_equal(J, dualad.jacfwd(f, chunk_size=3)(np.linspace(0.0, 1.0, 8))))
+True
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextvars
+import functools
+import math
+import os
+import pickle
+import sys
+import threading
+import time
+import traceback
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import optree
+
+__all__ = ["ensemble", "Dispatch", "Spread", "WorkerTraceback", "DISPATCH_SECONDS",
+           "dispatch_of", "kind_of", "run_units", "signature", "spread", "too_few",
+           "workers_of"]
+
+#: A first unit of work quicker than this (seconds, by kind of executor) runs the
+#: problem serially: sending it out would cost more than it gains. ``min_seconds=``
+#: on a transform overrides it (``0``: always parallel).
+DISPATCH_SECONDS = {"thread": 1e-3, "process": 5e-3, "dask": 1e-2}
+
+#: Input signatures whose choice (serial or parallel) a transform remembers.
+_REMEMBERED = 32
+
+
+class WorkerTraceback(Exception):
+    """The traceback of an exception raised in a worker, as text: the ``__cause__`` of
+    the exception re-raised in the caller."""
+
+    def __str__(self) -> str:
+        return "\n" + self.args[0]
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` of the first frame outside dualad: a warning points at the
+    user's call."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def kind_of(executor: Any) -> str:
+    """``"thread"``, ``"process"`` or ``"dask"``: how units reach ``executor``'s workers
+    (any other :class:`concurrent.futures.Executor` is taken to need pickling).
+
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> kind_of(ThreadPoolExecutor(1))
+    'thread'
+    """
+    if isinstance(executor, concurrent.futures.ThreadPoolExecutor):
+        return "thread"
+    if type(executor).__module__.partition(".")[0] == "distributed":
+        return "dask"
+    if isinstance(executor, concurrent.futures.Executor):
+        return "process"
+    raise TypeError(f"executor must be a concurrent.futures.Executor (ThreadPoolExecutor, "
+                    f"ProcessPoolExecutor) or a dask.distributed.Client, got "
+                    f"{type(executor).__name__}")
+
+
+def workers_of(executor: Any) -> int:
+    """How many units ``executor`` runs at once (its workers, or Dask's threads).
+
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> workers_of(ThreadPoolExecutor(3))
+    3
+    """
+    if kind_of(executor) == "dask":
+        return max(1, sum(executor.nthreads().values()))
+    return int(getattr(executor, "_max_workers", None) or os.cpu_count() or 1)
+
+
+class Dispatch:
+    """An executor as one transformed function uses it: whether a problem is worth
+    sending out (remembered per input signature), and the running of its units.
+
+    Parameters
+    ----------
+    executor:
+        A :class:`concurrent.futures.Executor` or a ``dask.distributed.Client``.
+    transform:
+        The transform's name, for messages.
+    min_seconds:
+        A first unit quicker than this runs the problem serially; ``None`` takes
+        :data:`DISPATCH_SECONDS` for the executor's kind.
+    """
+
+    def __init__(self, executor: Any, transform: str, min_seconds: float | None = None
+                 ) -> None:
+        self.executor, self.transform = executor, transform
+        self.kind = kind_of(executor)
+        self.workers = workers_of(executor)
+        self.min_seconds = DISPATCH_SECONDS[self.kind] if min_seconds is None else min_seconds
+        self.decided: OrderedDict = OrderedDict()  # key -> True (parallel) or False
+        self.warned = False
+        self.lock = threading.Lock()
+
+    def serial(self, key: Any) -> bool:
+        """Whether problems of ``key`` were found too small to send out."""
+        return self.decided.get(key) is False
+
+    def decline(self, key: Any, reason: str) -> None:
+        """Run problems of ``key`` serially from now on, and say why (once)."""
+        self._decide(key, False)
+        if not self.warned:
+            self.warned = True
+            warnings.warn(f"{self.transform} with executor= runs serially: {reason}",
+                          RuntimeWarning, stacklevel=_callers_level())
+
+    def _decide(self, key: Any, parallel: bool) -> None:
+        with self.lock:
+            self.decided[key] = parallel
+            self.decided.move_to_end(key)
+            while len(self.decided) > _REMEMBERED:
+                self.decided.popitem(last=False)
+
+    def map(self, work: Callable, fun: Callable, payload: Any, units: Sequence, key: Any,
+            first: tuple[Any, float] | None = None) -> list:
+        """``[work(fun, payload, unit) for unit in units]``, the units run by the executor.
+
+        On the first call for ``key`` the first unit runs here and is timed (``first``:
+        its result and seconds, computed by the caller); quicker than
+        ``min_seconds``, the rest runs here too, and later calls of ``key`` are
+        meant to take the serial path (:meth:`serial`). ``work`` must be a function
+        of a module (pickled by name); ``fun`` and ``payload`` travel once per call.
+        """
+        units = list(units)
+        results: list = []
+        if first is None and self.decided.get(key) is None and units:
+            start = time.perf_counter()
+            first = (work(fun, payload, units[0]), time.perf_counter() - start)
+        if first is not None:
+            results.append(first[0])
+            units = units[1:]
+            if self.decided.get(key) is None:
+                if first[1] < self.min_seconds:
+                    self.decline(key, f"a unit of work takes {first[1] * 1e3:.2g} ms, less "
+                                 f"than sending it to a worker costs (min_seconds="
+                                 f"{self.min_seconds:.2g}); pass min_seconds=0 to send it "
+                                 "anyway")
+                    return results + [work(fun, payload, unit) for unit in units]
+                self._decide(key, True)
+        return results + run_units(self.executor, self.kind, work, fun, payload, units)
+
+
+def too_few(dispatch: Dispatch, units: int, how: str, key: Any = None) -> bool:
+    """Whether ``units`` units are too few to gain on ``dispatch``'s executor (one unit,
+    or one worker): then problems of ``key`` run serially, and the warning says so
+    (``how``: how to split the problem)."""
+    if units >= 2 and dispatch.workers >= 2:
+        return False
+    dispatch.decline(key, how if units < 2 else "the executor has one worker")
+    return True
+
+
+def run_units(executor: Any, kind: str, work: Callable, fun: Callable, payload: Any,
+              units: Sequence) -> list:
+    """``work(fun, payload, unit)`` for each unit on ``executor``, the results in order;
+    a worker's exception re-raised here, the outstanding units cancelled."""
+    if not units:
+        return []
+    if kind == "thread":
+        futures = [executor.submit(contextvars.copy_context().run, _unit, work, fun,
+                                   payload, unit, False) for unit in units]
+    else:
+        blob = _dumps((fun, payload))
+        submit = (functools.partial(executor.submit, pure=False) if kind == "dask"
+                  else executor.submit)
+        futures = [submit(_pickled_unit, work, blob, unit) for unit in units]
+    return _gather(executor, kind, futures)
+
+
+def _gather(executor: Any, kind: str, futures: list) -> list:
+    if kind == "dask":
+        from distributed import as_completed
+    else:
+        as_completed = concurrent.futures.as_completed
+    position = {id(f): i for i, f in enumerate(futures)}
+    results: list = [None] * len(futures)
+    try:
+        for future in as_completed(futures):
+            out = future.result()
+            if isinstance(out, _Failure):
+                out.raise_in_caller(position[id(future)], len(futures))
+            results[position[id(future)]] = out
+    except BaseException:  # a failure, or Ctrl-C: nothing more to compute
+        for future in futures:
+            future.cancel()
+        raise
+    return results
+
+
+def _dumps(value: Any) -> bytes:
+    """``value`` pickled with cloudpickle (closures, lambdas), or plain pickle without it."""
+    try:
+        import cloudpickle
+    except ImportError:
+        try:
+            return pickle.dumps(value)
+        except Exception as error:
+            raise TypeError(f"the function cannot be pickled for the executor's worker "
+                            f"processes ({error}); install cloudpickle "
+                            "(pip install 'dualad[dask]') to send closures and lambdas"
+                            ) from error
+    return cloudpickle.dumps(value)
+
+
+def _pickled_unit(work: Callable, blob: bytes, unit: Any) -> Any:
+    fun, payload = pickle.loads(blob)
+    return _unit(work, fun, payload, unit, True)
+
+
+def _unit(work: Callable, fun: Callable, payload: Any, unit: Any, pickled: bool) -> Any:
+    """One unit in a worker: its result, or the exception it raised (a _Failure)."""
+    try:
+        return work(fun, payload, unit)
+    except Exception as error:
+        return _Failure(error, traceback.format_exc(), pickled)
+
+
+class _Failure:
+    """An exception raised by a unit, and the traceback it had in the worker."""
+
+    def __init__(self, error: Exception, text: str, pickled: bool) -> None:
+        if pickled:
+            try:
+                pickle.loads(pickle.dumps(error))
+            except Exception:  # an exception that cannot travel: its type and message
+                error = RuntimeError(f"{type(error).__name__}: {error}")
+            error.__traceback__ = None
+        self.error, self.text = error, text
+
+    def raise_in_caller(self, index: int, count: int) -> None:
+        error = self.error
+        error.add_note(f"(raised in a worker, unit {index + 1} of {count}; the worker's "
+                       "traceback is the cause above)")
+        raise error from WorkerTraceback(self.text)
+
+
+class Spread:
+    """A transformed function whose units of work go to an executor:
+    ``call(self, *args, **kwargs)`` computes it with :attr:`dispatch`, :attr:`serial`
+    being the same transform without the executor (what a problem too small to gain
+    runs). Pickled (to be
+    sent to a worker, as by :func:`ensemble`), it is its serial transform."""
+
+    __slots__ = ("serial", "call", "dispatch")
+
+    def __init__(self, serial: Callable, call: Callable, dispatch: Dispatch) -> None:
+        self.serial, self.call, self.dispatch = serial, call, dispatch
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.call(self, *args, **kwargs)
+
+    def __reduce__(self) -> tuple:
+        return (_itself, (self.serial,))
+
+    def __repr__(self) -> str:
+        return f"<{self.dispatch.transform} on {type(self.dispatch.executor).__name__}>"
+
+
+def _itself(value: Any) -> Any:
+    return value
+
+
+def spread(serial: Callable, call: Callable, executor: Any, transform: str,
+           min_seconds: float | None, seed_placement: Callable | None = None) -> Callable:
+    """``serial`` as it is without an executor, else a :class:`Spread` of it."""
+    if executor is None:
+        return serial
+    if seed_placement is not None:
+        raise ValueError(f"{transform}: seed_placement (dualad_gpu's devices) and executor= "
+                         "cannot be combined; give one of them")
+    return Spread(serial, call, dispatch_of(executor, transform, min_seconds))
+
+
+def dispatch_of(executor: Any, transform: str, min_seconds: float | None) -> Dispatch | None:
+    """A :class:`Dispatch` of ``executor`` (itself if it is one; None for None)."""
+    if executor is None or isinstance(executor, Dispatch):
+        return executor
+    return Dispatch(executor, transform, min_seconds)
+
+
+def signature(leaves: Sequence, tree: Any) -> tuple:
+    """What decides a problem's units of work: its differentiated leaves' structure,
+    shapes and dtypes."""
+    return (tree, tuple((np.shape(x), np.result_type(x).str) for x in leaves))
+
+
+# -- ensembles ------------------------------------------------------------------------
+
+
+def ensemble(fun: Callable, xs: Any, *, executor: Any = None, batch_size: int | None = None,
+             min_seconds: float | None = None) -> Any:
+    """``fun`` at every point of ``xs`` (along its leading axis), results stacked:
+    ``jax.lax.map``'s meaning, the points spread over ``executor``'s workers.
+
+    For a Monte-Carlo sensitivity study or a multi-start optimisation: ``fun`` is
+    typically a transformed function, ``dualad.jacfwd(f)``, and ``xs`` the points.
+
+    Parameters
+    ----------
+    fun:
+        Called as ``fun(x)`` for each point ``x``: ``xs`` sliced at one index of the
+        leading axis (``xs`` may be a pytree whose leaves share that axis). Its
+        results (pytrees of arrays) must have the same structure and shapes.
+    xs:
+        The points: an array (or pytree of arrays) with a leading axis of N points.
+    executor:
+        A :class:`concurrent.futures.Executor` or a ``dask.distributed.Client``;
+        ``None`` maps here, point by point.
+    batch_size:
+        Points per unit of work; ``None`` makes four units per worker.
+    min_seconds:
+        A first batch quicker than this runs the rest here (with a warning);
+        ``None`` takes :data:`DISPATCH_SECONDS`, ``0`` always sends them out.
+
+    Returns
+    -------
+    The results stacked along a new leading axis of length N (a pytree of them).
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> jac = dualad.jacfwd(lambda x: np.sin(x) * x[0])
+    >>> points = np.arange(12.0).reshape(6, 2)
+    >>> with ThreadPoolExecutor(2) as pool:
+    ...     Js = dualad.ensemble(jac, points, executor=pool, batch_size=2, min_seconds=0)
+    >>> Js.shape
+    (6, 2, 2)
+    >>> bool(np.array_equal(Js[4], jac(points[4])))
+    True
+    """
+    leaves, tree = optree.tree_flatten(xs)
+    leaves = [np.asarray(x) for x in leaves]
+    if not leaves or any(np.ndim(x) == 0 for x in leaves):
+        raise ValueError("ensemble needs points along a leading axis: an array (or a "
+                         "pytree of arrays) of at least one dimension")
+    count = leaves[0].shape[0]
+    if count == 0:
+        raise ValueError("ensemble needs at least one point")
+    if any(x.shape[0] != count for x in leaves):
+        raise ValueError(f"the leaves of xs must share their leading axis, got lengths "
+                         f"{[x.shape[0] for x in leaves]}")
+    if batch_size is not None and (not isinstance(batch_size, (int, np.integer))
+                                   or batch_size < 1):
+        raise ValueError(f"batch_size must be a positive integer or None, got {batch_size!r}")
+    if executor is None:
+        return _stacked(_points(fun, (tree, leaves)))
+    dispatch = Dispatch(executor, "ensemble", min_seconds)
+    size = batch_size or max(1, math.ceil(count / (4 * dispatch.workers)))
+    batches = [(tree, [x[start:start + size] for x in leaves])
+               for start in range(0, count, size)]
+    if too_few(dispatch, len(batches), "all points fit in one batch; give a smaller "
+               "batch_size to split them"):
+        return _stacked(_points(fun, (tree, leaves)))
+    parts = dispatch.map(_batch, fun, None, batches, None)
+    return _stacked([r for part in parts for r in part])
+
+
+def _points(fun: Callable, batch: tuple) -> list:
+    tree, leaves = batch
+    return [fun(tree.unflatten([x[i] for x in leaves])) for i in range(leaves[0].shape[0])]
+
+
+def _batch(fun: Callable, payload: None, batch: tuple) -> list:
+    return _points(fun, batch)
+
+
+def _stacked(results: list) -> Any:
+    tree = optree.tree_structure(results[0])
+    columns = zip(*(tree.flatten_up_to(r) for r in results))
+    return tree.unflatten([np.stack(column) for column in columns])
