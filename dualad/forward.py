@@ -225,7 +225,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         if spread.dispatch.serial(key) or parallel.too_few(
                 spread.dispatch, len(chunks), f"all {inputs.n} seeds fit in one pass; give a "
                 "smaller chunk_size to split them", key):
-            return spread.serial(*args, **kwargs)
+            return spread.serially(*args, **kwargs)
         f = functools.partial(fun, **kwargs) if kwargs else fun
         results = spread.dispatch.map(forward_unit, f, (args, argnums, has_aux, holomorphic),
                                       chunks, key)

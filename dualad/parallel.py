@@ -34,7 +34,9 @@ from __future__ import annotations
 import concurrent.futures
 import contextvars
 import functools
+import hashlib
 import math
+import weakref
 import os
 import pickle
 import sys
@@ -205,8 +207,10 @@ def run_units(executor: Any, kind: str, work: Callable, fun: Callable, payload: 
                                    payload, unit, False) for unit in units]
     else:
         blob = _dumps((fun, payload))
-        submit = (functools.partial(executor.submit, pure=False) if kind == "dask"
-                  else executor.submit)
+        submit = executor.submit
+        if kind == "dask":  # sent to each worker once, not with every unit
+            blob = executor.scatter(blob, hash=False, broadcast=len(units) > 1)
+            submit = functools.partial(executor.submit, pure=False)
         futures = [submit(_pickled_unit, work, blob, unit) for unit in units]
     return _gather(executor, kind, futures)
 
@@ -246,9 +250,30 @@ def _dumps(value: Any) -> bytes:
     return cloudpickle.dumps(value)
 
 
+#: In a worker process: the last few ``(fun, payload)`` unpickled, by their pickle's
+#: digest. The units of one call share them, and an ensemble's transformed function
+#: keeps its replay cache from one unit (and one call) to the next.
+_UNPICKLED: OrderedDict = OrderedDict()
+_UNPICKLED_SIZE = 4
+_UNPICKLED_LOCK = threading.Lock()
+
+
 def _pickled_unit(work: Callable, blob: bytes, unit: Any) -> Any:
-    fun, payload = pickle.loads(blob)
-    return _unit(work, fun, payload, unit, True)
+    key = hashlib.blake2b(blob, digest_size=16).digest()
+    with _UNPICKLED_LOCK:
+        found = _UNPICKLED.get(key)
+        if found is not None:
+            _UNPICKLED.move_to_end(key)
+    if found is None:
+        try:
+            found = pickle.loads(blob)
+        except Exception as error:
+            return _Failure(error, traceback.format_exc(), True)
+        with _UNPICKLED_LOCK:
+            _UNPICKLED[key] = found
+            while len(_UNPICKLED) > _UNPICKLED_SIZE:
+                _UNPICKLED.popitem(last=False)
+    return _unit(work, found[0], found[1], unit, True)
 
 
 def _unit(work: Callable, fun: Callable, payload: Any, unit: Any, pickled: bool) -> Any:
@@ -285,19 +310,48 @@ class Spread:
     runs). Pickled (to be
     sent to a worker, as by :func:`ensemble`), it is its serial transform."""
 
-    __slots__ = ("serial", "call", "dispatch")
+    __slots__ = ("serial", "call", "dispatch", "quick")
 
     def __init__(self, serial: Callable, call: Callable, dispatch: Dispatch) -> None:
         self.serial, self.call, self.dispatch = serial, call, dispatch
+        #: The types and shapes of plain arguments (:func:`_quick_key`) that ran
+        #: serially: such a call goes to the serial transform at once.
+        self.quick: set = set()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs and self.quick and _quick_key(args) in self.quick:
+            return self.serial(*args)
         return self.call(self, *args, **kwargs)
+
+    def serially(self, *args: Any, **kwargs: Any) -> Any:
+        """The serial transform at ``args`` (too small to send out), remembered."""
+        key = None if kwargs else _quick_key(args)
+        if key is not None:
+            if len(self.quick) >= _REMEMBERED:
+                self.quick.clear()
+            self.quick.add(key)
+        return self.serial(*args, **kwargs)
 
     def __reduce__(self) -> tuple:
         return (_itself, (self.serial,))
 
     def __repr__(self) -> str:
         return f"<{self.dispatch.transform} on {type(self.dispatch.executor).__name__}>"
+
+
+def _quick_key(args: tuple) -> tuple | None:
+    """The types, shapes and dtypes of ``args`` if all are arrays or Python numbers (they
+    fix a problem's units of work), else None."""
+    key = []
+    for a in args:
+        kind = type(a)
+        if kind is np.ndarray:
+            key.append((a.shape, a.dtype))
+        elif kind is float or kind is int:
+            key.append(kind)
+        else:
+            return None
+    return tuple(key)
 
 
 def _itself(value: Any) -> Any:
@@ -389,15 +443,33 @@ def ensemble(fun: Callable, xs: Any, *, executor: Any = None, batch_size: int | 
         raise ValueError(f"batch_size must be a positive integer or None, got {batch_size!r}")
     if executor is None:
         return _stacked(_points(fun, (tree, leaves)))
-    dispatch = Dispatch(executor, "ensemble", min_seconds)
+    dispatch = _ensemble_dispatch(fun, executor, min_seconds)
     size = batch_size or max(1, math.ceil(count / (4 * dispatch.workers)))
     batches = [(tree, [x[start:start + size] for x in leaves])
                for start in range(0, count, size)]
-    if too_few(dispatch, len(batches), "all points fit in one batch; give a smaller "
-               "batch_size to split them"):
+    key = (signature(leaves, tree), size)
+    if dispatch.serial(key) or too_few(dispatch, len(batches), "all points fit in one "
+                                       "batch; give a smaller batch_size to split them", key):
         return _stacked(_points(fun, (tree, leaves)))
-    parts = dispatch.map(_batch, fun, None, batches, None)
+    parts = dispatch.map(_batch, fun, None, batches, key)
     return _stacked([r for part in parts for r in part])
+
+
+#: fun -> {(id(executor), min_seconds): Dispatch}: an ensemble of the same function on
+#: the same executor remembers its choice (and warns once), as a transform does.
+_ENSEMBLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _ensemble_dispatch(fun: Callable, executor: Any, min_seconds: float | None) -> Dispatch:
+    key = (id(executor), min_seconds)
+    try:
+        dispatches = _ENSEMBLES.setdefault(fun, {})
+    except TypeError:  # a function that cannot be weakly referenced: nothing remembered
+        return Dispatch(executor, "ensemble", min_seconds)
+    found = dispatches.get(key)
+    if found is None or found.executor is not executor:
+        found = dispatches[key] = Dispatch(executor, "ensemble", min_seconds)
+    return found
 
 
 def _points(fun: Callable, batch: tuple) -> list:

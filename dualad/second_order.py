@@ -151,7 +151,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
         if spread.dispatch.serial(key) or parallel.too_few(
                 spread.dispatch, len(units), f"all {inputs.n} seeds fit in one pass; give a "
                 "smaller chunk_size to split them", key):
-            return spread.serial(*args, **kwargs)
+            return spread.serially(*args, **kwargs)
         f = functools.partial(fun, **kwargs) if kwargs else fun
         results = spread.dispatch.map(hessian_unit, f, (args, argnums, fwd_rev), units, key)
         if fwd_rev:

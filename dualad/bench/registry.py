@@ -7,6 +7,7 @@ from .compiled import (compiled_grad_textbook, compiled_helmholtz, compiled_hess
 from .core import Problem
 from .forward import BATCH_SIZES, JVP_SIZES, jacfwd_textbook, jvp_batched, jvp_sum_sin_exp
 from .inline import INLINE_PROBLEMS
+from .parallel import PARALLEL_PROBLEMS
 from .jacobians import CHUNK_SIZES, JACOBIAN_SIZES, jacfwd_chunk, jacfwd_tanh, jacrev_tanh
 from .reverse import HELMHOLTZ_SIZES, grad_sum_sin_exp, helmholtz_problem
 from .scipy_solvers import SCIPY_SOLVER_PROBLEMS
@@ -28,7 +29,7 @@ PROBLEMS: dict[str, Problem] = {p.name: p for p in (
     compiled_jacfwd_tanh(), compiled_jvp_sum_sin_exp(), compiled_hessian_rosenbrock(),
     compiled_helmholtz(), compiled_grad_textbook(), *SPARSE_PROBLEMS, jvp_fft(),
     grad_power_spectrum(), *SCIPY_SOLVER_PROBLEMS, *TAYLOR_PROBLEMS,
-    laplacian_problem(), laplacian_sparse_problem())}
+    laplacian_problem(), laplacian_sparse_problem(), *PARALLEL_PROBLEMS)}
 
 #: Groups, each printed as its own table (a size sweep: a row per size): name -> title.
 GROUPS: dict[str, str] = {
@@ -64,6 +65,7 @@ GROUPS: dict[str, str] = {
                  "traces",
     "laplacian_sparse": "Sparse forward Laplacian of a sum over particles of a per-particle "
                         "tanh MLP, against the dense one",
+    "parallel": "Parallel derivatives (executor=): two workers against the serial transform",
 }
 
 #: The groups ``python -m dualad bench`` runs only when asked (``--only GROUP`` or
@@ -73,7 +75,7 @@ ON_REQUEST: tuple[str, ...] = ("jvp_batched", "jacfwd_tanh", "jacrev_tanh", "jac
                                "sparse_bratu", "sparse_brusselator", "sparse_brusselator_solve",
                                "sparse_rosenbrock", "sparse_laplacian", "spectral",
                                "scipy_ivp", "scipy_root", "taylor_elementwise",
-                               "taylor_solve", "laplacian", "laplacian_sparse")
+                               "taylor_solve", "laplacian", "laplacian_sparse", "parallel")
 
 #: What a group's ``size`` is, when not ``n`` (the first column of its table).
 SIZE_LABELS: dict[str, str] = {"jvp_batched": "K", "jacfwd_chunk_size": "chunk_size",
@@ -246,6 +248,20 @@ GROUP_NOTES: dict[str, tuple[str, ...]] = {
         "n = 80 unit directions;",
         "jax-hessian: jax.jit(trace(jax.hessian)). Target: the sparse Laplacian <= 0.05x "
         "the dense one (20x faster).",
+    ),
+    "parallel": (
+        "Here the column 'primal' is the SERIAL transform (no executor): each cell is a time "
+        "over the serial time",
+        "(0.5: twice as fast). threads: ThreadPoolExecutor(2); processes: "
+        "ProcessPoolExecutor(2), spawned;",
+        "dask: a Client of LocalCluster(n_workers=2, threads_per_worker=1). Each with "
+        "executor= and no other option:",
+        "a first call times a pass and chooses (parallel_overhead: one pass, so serial). "
+        "Targets, for threads (the",
+        "others side by side): <= 0.59 (1.7x faster) with two workers, and <= 1.05 for "
+        "the cheap function.",
+        "Run with OPENBLAS_NUM_THREADS=1 (one BLAS thread per worker) and nothing else on "
+        "the cores.",
     ),
     "sparse_rosenbrock": (
         *_SPARSE_COLUMNS,

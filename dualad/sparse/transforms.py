@@ -184,6 +184,7 @@ class _Prepared(_Checked):
         self.passes = int(self.colors.max(initial=-1)) + 1
         self.per_pass = _per_pass(self.passes, max(self.pattern.shape), x.dtype.itemsize,
                                   chunk_size)
+        proving = detect is not None and REPLAY_BY_DEFAULT and replay is not False
         #: The executor the passes go to (None: here, one after the other).
         self.dispatch = dispatch
         if dispatch is not None:
@@ -194,7 +195,6 @@ class _Prepared(_Checked):
                 self.dispatch = None
             else:
                 replay = False  # (a recording would run the passes here)
-        proving = detect is not None and REPLAY_BY_DEFAULT and replay is not False
         if replay is None:  # a recording takes twice a pass's memory: only one pass
             replay = REPLAY_BY_DEFAULT and self.passes <= self.per_pass
         #: ``(indices, indptr)`` of the result's CSR structure.
