@@ -60,6 +60,10 @@ __all__ = ["ensemble", "Dispatch", "Spread", "WorkerTraceback", "DISPATCH_SECOND
 #: on a transform overrides it (``0``: always parallel).
 DISPATCH_SECONDS = {"thread": 1e-3, "process": 5e-3, "dask": 1e-2}
 
+#: Units on threads that take more than this fraction of their serial time (measured
+#: on a first call) keep later calls serial: their work holds the GIL.
+THREADS_GAIN = 0.9
+
 #: Input signatures whose choice (serial or parallel) a transform remembers.
 _REMEMBERED = 32
 
@@ -183,7 +187,25 @@ class Dispatch:
                                  "anyway")
                     return results + [work(fun, payload, unit) for unit in units]
                 self._decide(key, True)
+                if self.kind == "thread" and self.min_seconds > 0 and len(units) >= 2:
+                    return results + self._checked_threads(work, fun, payload, units, key,
+                                                           first[1])
         return results + run_units(self.executor, self.kind, work, fun, payload, units)
+
+    def _checked_threads(self, work: Callable, fun: Callable, payload: Any, units: list,
+                         key: Any, seconds: float) -> list:
+        """The units on threads, timed: where they took nearly as long as they would
+        have here one after the other (work that holds the GIL: Python more than
+        NumPy), problems of ``key`` run serially from now on (not with
+        ``min_seconds=0``, which always sends them out)."""
+        start = time.perf_counter()
+        results = run_units(self.executor, self.kind, work, fun, payload, units)
+        took, alone = time.perf_counter() - start, seconds * len(units)
+        if took > THREADS_GAIN * alone:
+            self.decline(key, f"{self.workers} threads took {took:.2g} s for work that "
+                         f"takes about {alone:.2g} s in one: it holds the GIL (Python "
+                         "rather than NumPy); a ProcessPoolExecutor runs it in parallel")
+        return results
 
 
 def too_few(dispatch: Dispatch, units: int, how: str, key: Any = None) -> bool:
@@ -319,8 +341,13 @@ class Spread:
         self.quick: set = set()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs and self.quick and _quick_key(args) in self.quick:
-            return self.serial(*args)
+        if self.quick and not kwargs:
+            if len(args) == 1 and type(args[0]) is np.ndarray:  # (the common case, at once)
+                key: tuple | None = ((args[0].shape, args[0].dtype),)
+            else:
+                key = _quick_key(args)
+            if key in self.quick:
+                return self.serial(*args)
         return self.call(self, *args, **kwargs)
 
     def serially(self, *args: Any, **kwargs: Any) -> Any:

@@ -213,6 +213,16 @@ def test_a_problem_too_small_runs_serially_and_says_so_once(thread_pool):
         assert identical(one_pass(X), dualad.jacrev(model)(X))
 
 
+def test_threads_that_do_not_gain_leave_later_calls_serial(thread_pool, monkeypatch):
+    monkeypatch.setattr(parallel, "THREADS_GAIN", 0.0)  # as if the work held the GIL
+    expected = dualad.jacfwd(model, chunk_size=2)(X)
+    jac = dualad.jacfwd(model, chunk_size=2, executor=thread_pool, min_seconds=1e-9)
+    with pytest.warns(RuntimeWarning, match="holds the GIL.*ProcessPoolExecutor"):
+        assert identical(jac(X), expected)
+    assert jac.dispatch.serial(parallel.signature([X], optree.tree_structure(X)))
+    assert identical(jac(X), expected)
+
+
 def test_a_one_worker_executor_runs_serially():
     with ThreadPoolExecutor(1) as pool:
         with pytest.warns(RuntimeWarning, match="one worker"):
