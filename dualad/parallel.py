@@ -173,6 +173,9 @@ class Dispatch:
         """
         units = list(units)
         results: list = []
+        if self.decided.get(key) is False:  # found too small (or holding the GIL)
+            done = [] if first is None else [first[0]]
+            return done + [work(fun, payload, unit) for unit in units[len(done):]]
         if first is None and self.decided.get(key) is None and units:
             start = time.perf_counter()
             first = (work(fun, payload, units[0]), time.perf_counter() - start)

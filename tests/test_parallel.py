@@ -223,6 +223,23 @@ def test_threads_that_do_not_gain_leave_later_calls_serial(thread_pool, monkeypa
     assert identical(jac(X), expected)
 
 
+@pytest.mark.parametrize("transform", ["sparse_jacobian-fwd", "sparse_jacobian-rev",
+                                       "sparse_hessian", "jacrev"])
+def test_a_choice_to_stay_serial_holds_at_later_calls(thread_pool, monkeypatch, transform):
+    make, name = TRANSFORMS[transform]
+    x = X if name != "residual" else X[:7]
+    expected = make(globals()[name])(x)
+    spread = make(globals()[name], executor=thread_pool, min_seconds=10.0)
+    with pytest.warns(RuntimeWarning, match="runs serially"):
+        assert identical(spread(x), expected)
+
+    def refused(*args):
+        raise AssertionError("sent to the executor")
+
+    monkeypatch.setattr(parallel, "run_units", refused)
+    assert identical(spread(x), expected)
+
+
 def test_a_one_worker_executor_runs_serially():
     with ThreadPoolExecutor(1) as pool:
         with pytest.warns(RuntimeWarning, match="one worker"):
