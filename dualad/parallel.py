@@ -207,7 +207,9 @@ class Dispatch:
         if took > THREADS_GAIN * alone:
             self.decline(key, f"{self.workers} threads took {took:.2g} s for work that "
                          f"takes about {alone:.2g} s in one: it holds the GIL (Python "
-                         "rather than NumPy); a ProcessPoolExecutor runs it in parallel")
+                         "rather than NumPy: a ProcessPoolExecutor runs it in parallel), "
+                         "or NumPy's BLAS already runs on every core "
+                         "(OPENBLAS_NUM_THREADS=1 gives each worker one)")
         return results
 
 
