@@ -35,6 +35,7 @@ import concurrent.futures
 import contextvars
 import functools
 import hashlib
+import io
 import math
 import weakref
 import os
@@ -50,6 +51,8 @@ from typing import Any
 
 import numpy as np
 import optree
+
+from .primitive import Boxed
 
 __all__ = ["ensemble", "Dispatch", "Spread", "WorkerTraceback", "DISPATCH_SECONDS",
            "dispatch_of", "kind_of", "run_units", "signature", "spread", "too_few",
@@ -263,18 +266,47 @@ def _gather(executor: Any, kind: str, futures: list) -> list:
 
 
 def _dumps(value: Any) -> bytes:
-    """``value`` pickled with cloudpickle (closures, lambdas), or plain pickle without it."""
+    """``value`` pickled with cloudpickle (closures, lambdas), or plain pickle without it;
+    a Dual in it (of an enclosing transform) is refused."""
     try:
         import cloudpickle
     except ImportError:
         try:
-            return pickle.dumps(value)
+            return _pickled(pickle.Pickler, value)
+        except _DualRefused:
+            raise TypeError(_NESTED) from None
         except Exception as error:
             raise TypeError(f"the function cannot be pickled for the executor's worker "
                             f"processes ({error}); install cloudpickle "
                             "(pip install 'dualad[dask]') to send closures and lambdas"
                             ) from error
-    return cloudpickle.dumps(value)
+    try:
+        return _pickled(cloudpickle.CloudPickler, value)
+    except _DualRefused:
+        raise TypeError(_NESTED) from None
+
+
+class _DualRefused(TypeError):
+    pass
+
+
+_NESTED = ("executor=: the function or its arguments hold a Dual of an enclosing "
+           "transform (a derivative taken inside another), which cannot be sent to a "
+           "worker; take the inner derivative without executor=, and give the executor "
+           "to the outer transform")
+
+
+def _pickled(pickler: type, value: Any) -> bytes:
+    class Refusing(pickler):  # type: ignore[misc,valid-type]
+        def reducer_override(self, obj: Any) -> Any:
+            if isinstance(obj, Boxed):
+                raise _DualRefused(_NESTED)
+            parent = getattr(super(), "reducer_override", None)
+            return NotImplemented if parent is None else parent(obj)
+
+    buffer = io.BytesIO()
+    Refusing(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return buffer.getvalue()
 
 
 #: In a worker process: the last few ``(fun, payload)`` unpickled, by their pickle's
@@ -306,7 +338,10 @@ def _pickled_unit(work: Callable, blob: bytes, unit: Any) -> Any:
 def _unit(work: Callable, fun: Callable, payload: Any, unit: Any, pickled: bool) -> Any:
     """One unit in a worker: its result, or the exception it raised (a _Failure)."""
     try:
-        return work(fun, payload, unit)
+        result = work(fun, payload, unit)
+        if any(isinstance(leaf, Boxed) for leaf in optree.tree_leaves(result)):
+            raise TypeError(_NESTED)
+        return result
     except Exception as error:
         return _Failure(error, traceback.format_exc(), pickled)
 

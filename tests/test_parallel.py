@@ -254,6 +254,23 @@ def test_what_an_executor_must_be():
         dualad.jacfwd(model, executor=ThreadPoolExecutor(1), seed_placement=lambda s: s)
 
 
+@pytest.mark.parametrize("how", ["argument", "closure"])
+def test_a_dual_of_an_enclosing_transform_is_refused(executor, how):
+    x = np.linspace(0.0, 1.0, 6)
+
+    def outer(p):
+        if how == "argument":
+            jac = dualad.jacfwd(lambda x, p: np.sin(x * p), chunk_size=2, executor=executor,
+                                min_seconds=0)
+            return np.sum(jac(x, p))
+        jac = dualad.jacfwd(lambda x: np.sin(x * p), chunk_size=2, executor=executor,
+                            min_seconds=0)
+        return np.sum(jac(x))
+
+    with pytest.raises(TypeError, match="Dual of an enclosing transform"):
+        dualad.grad(outer)(0.7)
+
+
 # -- threads sharing transforms ------------------------------------------------------------
 
 
