@@ -222,9 +222,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         inputs = Inputs(args, argnums, "jacfwd", holomorphic)
         chunks = inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize))
         key = parallel.signature(inputs.leaves, inputs.tree)
-        if spread.dispatch.serial(key) or parallel.too_few(
-                spread.dispatch, len(chunks), f"all {inputs.n} seeds fit in one pass; give a "
-                "smaller chunk_size to split them", key):
+        if parallel.passes_stay_here(spread.dispatch, len(chunks), inputs.n, key):
             return spread.serially(*args, **kwargs)
         f = functools.partial(fun, **kwargs) if kwargs else fun
         results = spread.dispatch.map(forward_unit, f, (args, argnums, has_aux, holomorphic),

@@ -55,8 +55,8 @@ import optree
 from .primitive import Boxed
 
 __all__ = ["ensemble", "Dispatch", "Spread", "WorkerTraceback", "DISPATCH_SECONDS",
-           "dispatch_of", "kind_of", "run_units", "signature", "spread", "too_few",
-           "workers_of"]
+           "dispatch_of", "kind_of", "passes_stay_here", "run_units", "signature", "spread",
+           "too_few", "workers_of"]
 
 #: A first unit of work quicker than this (seconds, by kind of executor) runs the
 #: problem serially: sending it out would cost more than it gains. ``min_seconds=``
@@ -224,6 +224,14 @@ def too_few(dispatch: Dispatch, units: int, how: str, key: Any = None) -> bool:
         return False
     dispatch.decline(key, how if units < 2 else "the executor has one worker")
     return True
+
+
+def passes_stay_here(dispatch: Dispatch, units: int, seeds: int, key: Any) -> bool:
+    """Whether a chunked transform's ``units`` passes over ``seeds`` seeds run here:
+    problems of ``key`` found serial before, or too few passes (see :func:`too_few`)."""
+    return dispatch.serial(key) or too_few(
+        dispatch, units, f"all {seeds} seeds fit in one pass; give a smaller chunk_size "
+        "to split them", key)
 
 
 def run_units(executor: Any, kind: str, work: Callable, fun: Callable, payload: Any,

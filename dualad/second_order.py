@@ -148,9 +148,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
         units = chunks if fwd_rev else [(chunks[i], chunks[j]) for i in range(len(chunks))
                                         for j in range(i, len(chunks))]
         key = parallel.signature(inputs.leaves, inputs.tree)
-        if spread.dispatch.serial(key) or parallel.too_few(
-                spread.dispatch, len(units), f"all {inputs.n} seeds fit in one pass; give a "
-                "smaller chunk_size to split them", key):
+        if parallel.passes_stay_here(spread.dispatch, len(units), inputs.n, key):
             return spread.serially(*args, **kwargs)
         f = functools.partial(fun, **kwargs) if kwargs else fun
         results = spread.dispatch.map(hessian_unit, f, (args, argnums, fwd_rev), units, key)
