@@ -471,9 +471,8 @@ def primal_value(x: Any) -> Any:
 
 def stop_gradient(x: Any) -> Any:
     """``x`` as a constant to every transform (JAX's ``jax.lax.stop_gradient``): its
-    derivatives of every tag stripped, its value kept. ``x`` may be a pytree. Unlike
-    :func:`primal_value`, under :mod:`dualad_gpu` the value stays a value of the
-    compiled program (NumPy calls on it still reach JAX).
+    derivatives of every tag stripped, its value kept. ``x`` may be a pytree; a value
+    :mod:`dualad_gpu` gives a Dual's clothing stays so.
 
     Examples
     --------

@@ -76,10 +76,9 @@ class ValueTag(Tag):
 def _as_value_dual(a: Any, tag: ValueTag) -> Any:
     if isinstance(a, jax.Array) and jnp.issubdtype(a.dtype, jnp.floating):
         return Dual._new(a, jnp.zeros((1,) + tuple(a.shape), a.dtype), tag)
-    if isinstance(a, Dual) and isinstance(a.primal, jax.Array):
-        # (a differentiated argument's value too: it stays one once its derivative is
-        # dropped, as by stop_gradient or with no seed in a chunk)
-        return Dual._new(_as_value_dual(a.primal, tag), a.tangent, a._tag)
+    if isinstance(a, Dual) and a.tangent is None and isinstance(a.primal, jax.Array):
+        # (an argument with no seed in this chunk, or none at all: its value too)
+        return Dual._new(_as_value_dual(a.primal, tag), None, a._tag)
     return a  # Duals, integer and boolean arrays, other Python values
 
 

@@ -320,9 +320,9 @@ def test_defprimitive_rules_written_with_numpy_compile():
                     (np.eye(2) - np.outer(v, v) / 25.0) / 5.0)
 
 
-def test_values_stay_values_of_the_program_once_their_derivative_is_dropped():
-    """An argument with no seed in a chunk, an empty one, a size-1 variance (held
-    constant) and stop_gradient: each a value NumPy calls still send to JAX."""
+def test_arguments_without_seeds_stay_values_of_the_program():
+    """An argument with no seed in a chunk and an empty one: each a value NumPy calls
+    still send to JAX."""
     got = dualad_gpu.jacfwd(lambda a, b: np.sum(np.sqrt(1 + a) * b), argnums=(0, 1),
                             chunk_size=1)(np.ones(2), np.ones(2))
     want = dualad.jacfwd(lambda a, b: np.sum(np.sqrt(1 + a) * b), argnums=(0, 1),
@@ -330,7 +330,5 @@ def test_values_stay_values_of_the_program_once_their_derivative_is_dropped():
     for g, w in zip(got, want):
         assert_allclose(np.asarray(g), w, rtol=1e-15)
     assert dualad_gpu.jacfwd(lambda a: np.sum(np.sqrt(1.0 + a)))(np.zeros(0)).shape == (0,)
-    g = dualad_gpu.grad(lambda x: np.minimum(np.var(x), 0.5) + np.std(x))(np.array([0.3]))
-    assert_allclose(np.asarray(g), [0.0])
     J = dualad_gpu.jacfwd(lambda x: x * dualad.stop_gradient(x))(np.array([3.0, 2.0]))
     assert_allclose(np.asarray(J), np.diag([3.0, 2.0]))
