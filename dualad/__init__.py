@@ -23,7 +23,7 @@ from .second_order import hessian, hvp, second_derivative
 from .taylor import jet
 from .tensors import derivative_tensor
 from .operators import biharmonic, divergence, hessian_trace, laplacian
-from .parallel import ensemble
+from .ensembles import ensemble
 from . import testing  # noqa: E402,I001  (dualad.testing.check_grads; hypothesis stays optional)
 from .primitive import Primitive, Tag, register_function
 

@@ -3,7 +3,7 @@
 A chunked transform is a loop over independent passes: the chunks of seeds of
 :func:`~dualad.jacfwd`, :func:`~dualad.jacrev` and :func:`~dualad.hessian`, the
 colours of :func:`~dualad.sparse_jacobian` and :func:`~dualad.sparse_hessian`, the
-points of an :func:`ensemble`. Given ``executor=``, those passes are *units of work*
+points of an :func:`~dualad.ensemble`. Given ``executor=``, those passes are *units of work*
 for an existing engine — a :class:`concurrent.futures.ThreadPoolExecutor` (NumPy's
 kernels release the GIL), a :class:`~concurrent.futures.ProcessPoolExecutor`, or a
 ``dask.distributed.Client`` — and this module is the one place that talks to it:
@@ -36,8 +36,6 @@ import contextvars
 import functools
 import hashlib
 import io
-import math
-import weakref
 import os
 import pickle
 import sys
@@ -53,8 +51,9 @@ import numpy as np
 import optree
 
 from .primitive import Boxed
+from .progress import Progress, check_progress, tracked
 
-__all__ = ["ensemble", "Dispatch", "Spread", "WorkerTraceback", "DISPATCH_SECONDS",
+__all__ = ["Dispatch", "Spread", "WorkerTraceback", "DISPATCH_SECONDS",
            "dispatch_of", "kind_of", "passes_stay_here", "run_units", "signature", "spread",
            "too_few", "workers_of"]
 
@@ -133,11 +132,16 @@ class Dispatch:
     min_seconds:
         A first unit quicker than this runs the problem serially; ``None`` takes
         :data:`DISPATCH_SECONDS` for the executor's kind.
+    progress:
+        A bar over the units (see :mod:`dualad.progress`): ``None`` when they are
+        expected to take more than :data:`~dualad.progress.PROGRESS_SECONDS`.
     """
 
-    def __init__(self, executor: Any, transform: str, min_seconds: float | None = None
-                 ) -> None:
-        self.executor, self.transform = executor, transform
+    def __init__(self, executor: Any, transform: str, min_seconds: float | None = None,
+                 progress: bool | None = None, unit: str = "pass") -> None:
+        check_progress(progress)
+        self.executor, self.transform, self.progress = executor, transform, progress
+        self.unit = unit  # what the progress bar counts
         self.kind = kind_of(executor)
         self.workers = workers_of(executor)
         self.min_seconds = DISPATCH_SECONDS[self.kind] if min_seconds is None else min_seconds
@@ -175,15 +179,26 @@ class Dispatch:
         of a module (pickled by name); ``fun`` and ``payload`` travel once per call.
         """
         units = list(units)
-        results: list = []
         if self.decided.get(key) is False:  # found too small (or holding the GIL)
             done = [] if first is None else [first[0]]
-            return done + [work(fun, payload, unit) for unit in units[len(done):]]
+            return done + [work(fun, payload, unit) for unit in
+                           tracked(units[len(done):], self.transform, self.progress,
+                                   self.unit)]
+        started = time.perf_counter() - (0.0 if first is None else first[1])
+        with Progress(self.transform, len(units), self.progress, self.unit, self.workers,
+                      started=started, bar=_DaskBar if self.kind == "dask" else None
+                      ) as report:
+            return self._map(work, fun, payload, units, key, first, report)
+
+    def _map(self, work: Callable, fun: Callable, payload: Any, units: list, key: Any,
+             first: tuple[Any, float] | None, report: Progress) -> list:
+        results: list = []
         if first is None and self.decided.get(key) is None and units:
             start = time.perf_counter()
             first = (work(fun, payload, units[0]), time.perf_counter() - start)
         if first is not None:
             results.append(first[0])
+            report.update()
             units = units[1:]
             if self.decided.get(key) is None:
                 if first[1] < self.min_seconds:
@@ -191,21 +206,25 @@ class Dispatch:
                                  f"than sending it to a worker costs (min_seconds="
                                  f"{self.min_seconds:.2g}); pass min_seconds=0 to send it "
                                  "anyway")
-                    return results + [work(fun, payload, unit) for unit in units]
+                    for unit in units:
+                        results.append(work(fun, payload, unit))
+                        report.update()
+                    return results
                 self._decide(key, True)
                 if self.kind == "thread" and self.min_seconds > 0 and len(units) >= 2:
                     return results + self._checked_threads(work, fun, payload, units, key,
-                                                           first[1])
-        return results + run_units(self.executor, self.kind, work, fun, payload, units)
+                                                           first[1], report)
+        return results + run_units(self.executor, self.kind, work, fun, payload, units,
+                                   report)
 
     def _checked_threads(self, work: Callable, fun: Callable, payload: Any, units: list,
-                         key: Any, seconds: float) -> list:
+                         key: Any, seconds: float, report: Progress) -> list:
         """The units on threads, timed: where they took nearly as long as they would
         have here one after the other (work that holds the GIL: Python more than
         NumPy), problems of ``key`` run serially from now on (not with
         ``min_seconds=0``, which always sends them out)."""
         start = time.perf_counter()
-        results = run_units(self.executor, self.kind, work, fun, payload, units)
+        results = run_units(self.executor, self.kind, work, fun, payload, units, report)
         took, alone = time.perf_counter() - start, seconds * len(units)
         if took > THREADS_GAIN * alone:
             self.decline(key, f"{self.workers} threads took {took:.2g} s for work that "
@@ -235,9 +254,10 @@ def passes_stay_here(dispatch: Dispatch, units: int, seeds: int, key: Any) -> bo
 
 
 def run_units(executor: Any, kind: str, work: Callable, fun: Callable, payload: Any,
-              units: Sequence) -> list:
+              units: Sequence, report: Progress | None = None) -> list:
     """``work(fun, payload, unit)`` for each unit on ``executor``, the results in order;
-    a worker's exception re-raised here, the outstanding units cancelled."""
+    a worker's exception re-raised here, the outstanding units cancelled; each unit
+    done counted on ``report``."""
     if not units:
         return []
     if kind == "thread":
@@ -250,10 +270,10 @@ def run_units(executor: Any, kind: str, work: Callable, fun: Callable, payload: 
             blob = executor.scatter(blob, hash=False, broadcast=len(units) > 1)
             submit = functools.partial(executor.submit, pure=False)
         futures = [submit(_pickled_unit, work, blob, unit) for unit in units]
-    return _gather(executor, kind, futures)
+    return _gather(executor, kind, futures, report)
 
 
-def _gather(executor: Any, kind: str, futures: list) -> list:
+def _gather(executor: Any, kind: str, futures: list, report: Progress | None) -> list:
     if kind == "dask":
         from distributed import as_completed
     else:
@@ -261,16 +281,44 @@ def _gather(executor: Any, kind: str, futures: list) -> list:
     position = {id(f): i for i, f in enumerate(futures)}
     results: list = [None] * len(futures)
     try:
+        _DaskBar.start(report, futures)
         for future in as_completed(futures):
             out = future.result()
             if isinstance(out, _Failure):
                 out.raise_in_caller(position[id(future)], len(futures))
             results[position[id(future)]] = out
+            if report is not None:
+                report.update()
+                _DaskBar.start(report, futures)
     except BaseException:  # a failure, or Ctrl-C: nothing more to compute
         for future in futures:
             future.cancel()
         raise
     return results
+
+
+class _DaskBar:
+    """Dask's own progress bar (``distributed.progress``), drawn for a cluster's units
+    once the report shows a bar: in a console it draws until they are done, in a
+    notebook it leaves a widget."""
+
+    def __init__(self, total: int, initial: int, label: str, unit: str) -> None:
+        self.drawn = False
+
+    @staticmethod
+    def start(report: Progress | None, futures: list) -> None:
+        bar = None if report is None else report.bar
+        if isinstance(bar, _DaskBar) and not bar.drawn:
+            from distributed import progress
+
+            bar.drawn = True
+            progress(futures)
+
+    def update(self, count: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 def _dumps(value: Any) -> bytes:
@@ -434,129 +482,26 @@ def _itself(value: Any) -> Any:
 
 
 def spread(serial: Callable, call: Callable, executor: Any, transform: str,
-           min_seconds: float | None, seed_placement: Callable | None = None) -> Callable:
+           min_seconds: float | None, seed_placement: Callable | None = None,
+           progress: bool | None = None) -> Callable:
     """``serial`` as it is without an executor, else a :class:`Spread` of it."""
     if executor is None:
         return serial
     if seed_placement is not None:
         raise ValueError(f"{transform}: seed_placement (dualad_gpu's devices) and executor= "
                          "cannot be combined; give one of them")
-    return Spread(serial, call, dispatch_of(executor, transform, min_seconds))
+    return Spread(serial, call, dispatch_of(executor, transform, min_seconds, progress))
 
 
-def dispatch_of(executor: Any, transform: str, min_seconds: float | None) -> Dispatch | None:
+def dispatch_of(executor: Any, transform: str, min_seconds: float | None,
+                progress: bool | None = None) -> Dispatch | None:
     """A :class:`Dispatch` of ``executor`` (itself if it is one; None for None)."""
     if executor is None or isinstance(executor, Dispatch):
         return executor
-    return Dispatch(executor, transform, min_seconds)
+    return Dispatch(executor, transform, min_seconds, progress)
 
 
 def signature(leaves: Sequence, tree: Any) -> tuple:
     """What decides a problem's units of work: its differentiated leaves' structure,
     shapes and dtypes."""
     return (tree, tuple((np.shape(x), np.result_type(x).str) for x in leaves))
-
-
-# -- ensembles ------------------------------------------------------------------------
-
-
-def ensemble(fun: Callable, xs: Any, *, executor: Any = None, batch_size: int | None = None,
-             min_seconds: float | None = None) -> Any:
-    """``fun`` at every point of ``xs`` (along its leading axis), results stacked:
-    ``jax.lax.map``'s meaning, the points spread over ``executor``'s workers.
-
-    For a Monte-Carlo sensitivity study or a multi-start optimisation: ``fun`` is
-    typically a transformed function, ``dualad.jacfwd(f)``, and ``xs`` the points.
-
-    Parameters
-    ----------
-    fun:
-        Called as ``fun(x)`` for each point ``x``: ``xs`` sliced at one index of the
-        leading axis (``xs`` may be a pytree whose leaves share that axis). Its
-        results (pytrees of arrays) must have the same structure and shapes.
-    xs:
-        The points: an array (or pytree of arrays) with a leading axis of N points.
-    executor:
-        A :class:`concurrent.futures.Executor` or a ``dask.distributed.Client``;
-        ``None`` maps here, point by point.
-    batch_size:
-        Points per unit of work; ``None`` makes four units per worker.
-    min_seconds:
-        A first batch quicker than this runs the rest here (with a warning);
-        ``None`` takes :data:`DISPATCH_SECONDS`, ``0`` always sends them out.
-
-    Returns
-    -------
-    The results stacked along a new leading axis of length N (a pytree of them).
-
-    Examples
-    --------
-    >>> import numpy as np, dualad
-    >>> from concurrent.futures import ThreadPoolExecutor
-    >>> jac = dualad.jacfwd(lambda x: np.sin(x) * x[0])
-    >>> points = np.arange(12.0).reshape(6, 2)
-    >>> with ThreadPoolExecutor(2) as pool:
-    ...     Js = dualad.ensemble(jac, points, executor=pool, batch_size=2, min_seconds=0)
-    >>> Js.shape
-    (6, 2, 2)
-    >>> bool(np.array_equal(Js[4], jac(points[4])))
-    True
-    """
-    leaves, tree = optree.tree_flatten(xs)
-    leaves = [np.asarray(x) for x in leaves]
-    if not leaves or any(np.ndim(x) == 0 for x in leaves):
-        raise ValueError("ensemble needs points along a leading axis: an array (or a "
-                         "pytree of arrays) of at least one dimension")
-    count = leaves[0].shape[0]
-    if count == 0:
-        raise ValueError("ensemble needs at least one point")
-    if any(x.shape[0] != count for x in leaves):
-        raise ValueError(f"the leaves of xs must share their leading axis, got lengths "
-                         f"{[x.shape[0] for x in leaves]}")
-    if batch_size is not None and (not isinstance(batch_size, (int, np.integer))
-                                   or batch_size < 1):
-        raise ValueError(f"batch_size must be a positive integer or None, got {batch_size!r}")
-    if executor is None:
-        return _stacked(_points(fun, (tree, leaves)))
-    dispatch = _ensemble_dispatch(fun, executor, min_seconds)
-    size = batch_size or max(1, math.ceil(count / (4 * dispatch.workers)))
-    batches = [(tree, [x[start:start + size] for x in leaves])
-               for start in range(0, count, size)]
-    key = (signature(leaves, tree), size)
-    if dispatch.serial(key) or too_few(dispatch, len(batches), "all points fit in one "
-                                       "batch; give a smaller batch_size to split them", key):
-        return _stacked(_points(fun, (tree, leaves)))
-    parts = dispatch.map(_batch, fun, None, batches, key)
-    return _stacked([r for part in parts for r in part])
-
-
-#: fun -> {(id(executor), min_seconds): Dispatch}: an ensemble of the same function on
-#: the same executor remembers its choice (and warns once), as a transform does.
-_ENSEMBLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _ensemble_dispatch(fun: Callable, executor: Any, min_seconds: float | None) -> Dispatch:
-    key = (id(executor), min_seconds)
-    try:
-        dispatches = _ENSEMBLES.setdefault(fun, {})
-    except TypeError:  # a function that cannot be weakly referenced: nothing remembered
-        return Dispatch(executor, "ensemble", min_seconds)
-    found = dispatches.get(key)
-    if found is None or found.executor is not executor:
-        found = dispatches[key] = Dispatch(executor, "ensemble", min_seconds)
-    return found
-
-
-def _points(fun: Callable, batch: tuple) -> list:
-    tree, leaves = batch
-    return [fun(tree.unflatten([x[i] for x in leaves])) for i in range(leaves[0].shape[0])]
-
-
-def _batch(fun: Callable, payload: None, batch: tuple) -> list:
-    return _points(fun, batch)
-
-
-def _stacked(results: list) -> Any:
-    tree = optree.tree_structure(results[0])
-    columns = zip(*(tree.flatten_up_to(r) for r in results))
-    return tree.unflatten([np.stack(column) for column in columns])

@@ -1,9 +1,10 @@
 """Reverse mode on the same rule table: linearize, then transpose.
 
-``vjp`` runs the function once on Duals whose tangents are :class:`LinearVar`
-placeholders. The primal values are computed at once; every tangent rule,
-being linear in the tangents and written with primitives, records linear
-primitives on a :class:`Tape` instead of computing. Transposing that tape —
+``vjp`` runs the function once on Duals whose tangents are
+:class:`~dualad.linear.LinearVar` placeholders. The primal values are computed at
+once; every tangent rule, being linear in the tangents and written with
+primitives, records linear primitives on a :class:`~dualad.linear.Tape` instead
+of computing. Transposing that tape —
 walking it backwards and applying each linear primitive's transpose rule — is
 the vector-Jacobian product. No nonlinear primitive has a hand-written VJP:
 an elementwise one records its row of partials as one ``combine`` node, whose
@@ -23,7 +24,6 @@ from typing import Any
 import functools
 import math
 import time
-import weakref
 
 import numpy as np
 import optree
@@ -31,193 +31,16 @@ import optree
 from . import ops, parallel
 from .constructors import scope, scoped
 from .dual import Dual, as_float_array, primal_value
-from .forward import (Inputs, JoinedChunks, auto_chunk, check_argnums, check_chunk_size,
-                      check_complex, check_output, seed_block, split_aux, zeros_like_output)
+from .forward import split_aux, zeros_like_output
+from .inputs import (Inputs, JoinedChunks, auto_chunk, check_argnums, check_chunk_size,
+                     check_complex, check_output, seed_block)
+from .linear import LinearVar, Tape, backward
 from .operands import output_of
-from .primitive import Boxed, EscapedDualError, Primitive, Tag
+from .primitive import Tag
+from .progress import check_progress, tracked
 from .replay import REPLAY_BY_DEFAULT, made_before, replayed
 
-__all__ = ["vjp", "grad", "value_and_grad", "jacrev", "LinearVar", "Tape", "TangentOperators"]
-
-
-class Tape:
-    """The linear primitives recorded by one ``vjp`` call, in order.
-
-    ``nan_safe`` makes every product of a cotangent with a partial derivative
-    give 0 where the cotangent is 0, even if the partial is infinite or NaN
-    (the ``where(x > 0, sqrt(x), 0)`` trap).
-    """
-
-    __slots__ = ("nodes", "count", "nan_safe", "ref", "__weakref__")
-
-    def __init__(self, nan_safe: bool = False) -> None:
-        self.nodes: list[tuple] = []
-        self.count = 0
-        self.nan_safe = nan_safe
-        self.ref = weakref.ref(self)  # what its vars hold
-
-    def new_var(self, shape: tuple, dtype: np.dtype, tag: Tag) -> LinearVar:
-        var = LinearVar(shape, dtype, tag, self, self.count)
-        self.count += 1
-        return var
-
-
-class TangentOperators:
-    """Operators and NumPy protocols for tangents that are not arrays (a recorded
-    :class:`LinearVar`, a sparsity pattern): rules write tangent arithmetic with
-    operators and NumPy calls, and each one is a primitive of the rule table."""
-
-    __slots__ = ()
-    shape: tuple
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
-
-    def __add__(self, other): return ops.add(self, other)
-    def __radd__(self, other): return ops.add(other, self)
-    def __sub__(self, other): return ops.subtract(self, other)
-    def __rsub__(self, other): return ops.subtract(other, self)
-    def __mul__(self, other): return ops.multiply(self, other)
-    def __rmul__(self, other): return ops.multiply(other, self)
-    def __truediv__(self, other): return ops.divide(self, other)
-    def __neg__(self): return ops.negative(self)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __getitem__(self, index):
-        return ops.getitem(self, index=index if isinstance(index, tuple) else (index,))
-
-    def reshape(self, *shape):
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
-        return ops.reshape(self, shape=tuple(shape))
-
-    def transpose(self, *axes):
-        return ops.transpose(self, axes=axes[0] if len(axes) == 1 else axes)
-
-    # NumPy calls in tangent rules (np.sum(t, axis=-1), ...) reach the rule table
-    # exactly as they do for a Dual.
-    __array_ufunc__ = Dual.__array_ufunc__
-    __array_function__ = Dual.__array_function__
-
-
-class LinearVar(TangentOperators, Boxed):
-    """A tangent whose value is unknown: primitives applied to it are recorded.
-
-    It stands in for a Dual's tangent during a ``vjp``; its ``shape`` includes
-    the seed axis (of length 1). Only primitives linear in it may touch it.
-    """
-
-    # The tape holds its vars and they refer to it weakly: no reference cycle, so a
-    # tape is freed as soon as its transform is done with it.
-    __slots__ = ("shape", "dtype", "_tag", "_tape", "index")
-    records_linear = True
-
-    def __init__(self, shape: tuple, dtype: np.dtype, tag: Tag, tape: Tape, index: int) -> None:
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self._tag = tag
-        self._tape = tape.ref
-        self.index = index
-
-    @property
-    def tape(self) -> Tape:
-        tape = self._tape()
-        if tape is None:
-            raise EscapedDualError(self._tag)
-        return tape
-
-    def _process(self, prim: Primitive, args: tuple, params: dict) -> LinearVar:
-        tag = self._tag
-        linear = tuple(isinstance(a, LinearVar) and a._tag is tag for a in args)
-        check_linear(prim, linear)
-        shape, dtype = abstract_eval(prim, args, params)
-        tape = self.tape
-        out = tape.new_var(shape, dtype, tag)
-        tape.nodes.append((prim, args, params, linear, out))
-        return out
-
-    def record_combination(self, weights: list, terms: list, ans: Any,
-                           nonfinite: bool) -> LinearVar:
-        """Record Σ wᵢ·tᵢ — an elementwise rule's tangent — as one node."""
-        tape = self.tape
-        out = tape.new_var((1,) + tuple(ans.shape), ans.dtype, self._tag)
-        params = {"weights": tuple(weights), "safe": nonfinite or tape.nan_safe}
-        tape.nodes.append((ops.combine, tuple(terms), params, None, out))
-        return out
-
-    def __repr__(self) -> str:
-        return f"LinearVar(shape={self.shape}, dtype={self.dtype})"
-
-    def __eq__(self, other):  # type: ignore[override]
-        raise TypeError("the value of a tangent is unknown in reverse mode; a rule must not "
-                        "compare tangents (use a primitive such as dualad.ops.scale)")
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __array__(self, dtype=None, copy=None):
-        raise TypeError("a tangent has no value in reverse mode (it is only recorded); a "
-                        "rule must not convert it with np.asarray")
-
-
-def check_linear(prim: Primitive, linear: tuple[bool, ...]) -> None:
-    """Refuse a primitive applied to tangents where it is not linear in them."""
-    positions = prim.linear
-    if positions is None:
-        raise TypeError(f"{prim.name} is not linear, but a tangent rule applied it to a "
-                        "tangent; the rule must be linear in the tangents")
-    hits = [i for i, flag in enumerate(linear) if flag]
-    if positions == "one":
-        ok = len(hits) == 1
-    elif positions == "all":
-        ok = True
-    else:
-        ok = all(i in positions for i in hits)
-    if not ok:
-        raise TypeError(f"{prim.name} applied to tangents in arguments {hits} is not linear "
-                        "in them")
-
-
-def abstract_eval(prim: Primitive, args: tuple, params: dict) -> tuple[tuple, np.dtype]:
-    """The shape and dtype of ``prim(*args)`` without computing it (tangents that are
-    not arrays, recorded or sparsity patterns, stand in as zero-strided zeros)."""
-    if prim.shape_rule is not None:
-        shape, dtype = prim.shape_rule(*args, **params)
-        return tuple(shape), dtype
-    dummies = [np.broadcast_to(np.zeros((), a.dtype), a.shape)
-               if isinstance(a, TangentOperators) else primal_value(a) for a in args]
-    out = prim.impl(*dummies, **params)
-    return np.shape(out), out.dtype
-
-
-# -- the transpose interpreter ----------------------------------------------------
-
-
-def backward(tape: Tape, seeds: dict[int, Any]) -> dict[int, Any]:
-    """Pull cotangents ``{var index: ct}`` back through ``tape``; all var cotangents.
-
-    Each cotangent has a leading axis of B seeds followed by its var's shape.
-    """
-    cts = dict(seeds)
-    for prim, args, params, linear, out in reversed(tape.nodes):
-        ct = cts.pop(out.index, None)
-        if ct is None:
-            continue
-        rule = prim.transpose_rule
-        if tape.nan_safe and prim is ops.multiply:
-            rule = ops.scale.transpose_rule  # 0 · ∞ = 0 for every product
-        for arg, arg_ct in zip(args, rule(ct, args, linear, **params)):
-            if arg_ct is None or not isinstance(arg, LinearVar):
-                continue
-            if arg_ct.dtype != arg.dtype:  # a float64 partial must not promote float32
-                arg_ct = ops.convert(arg_ct, dtype=arg.dtype)
-            previous = cts.get(arg.index)
-            cts[arg.index] = arg_ct if previous is None else previous + arg_ct
-    return cts
+__all__ = ["vjp", "grad", "value_and_grad", "jacrev"]
 
 
 def _linearize(fun: Callable, inputs: Inputs, nan_safe: bool, has_aux: bool,
@@ -430,7 +253,8 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int | None = None,
            has_aux: bool = False, holomorphic: bool = False, nan_safe: bool = False,
            seed_placement: Callable | None = None, replay: bool = REPLAY_BY_DEFAULT,
-           executor: Any = None, min_seconds: float | None = None) -> Callable:
+           executor: Any = None, min_seconds: float | None = None,
+           progress: bool | None = None) -> Callable:
     """The Jacobian by reverse mode: one forward pass, output directions batched.
 
     The function is evaluated once; its tape is then transposed with chunks of
@@ -464,6 +288,8 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     min_seconds:
         As for :func:`~dualad.jacfwd` (measured on the forward pass and the first
         backward pass).
+    progress:
+        As for :func:`~dualad.jacfwd`: a bar over the backward passes.
 
     Returns
     -------
@@ -487,24 +313,21 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
     """
     check_chunk_size(chunk_size)
     check_argnums(argnums)
-    options = (argnums, chunk_size, has_aux, holomorphic, nan_safe, seed_placement, replay)
+    check_progress(progress)
+    options = (argnums, chunk_size, has_aux, holomorphic, nan_safe, seed_placement, replay,
+               progress)
     if executor is None and (made := made_before(jacrev, fun, options)) is not None:
         return made
 
     def jacfun(fun, *args):
         inputs = Inputs(args, argnums, "jacrev", holomorphic, complex_ok=True)
         linear = _Linearized(fun, inputs, nan_safe, has_aux, holomorphic)
-        rows = JoinedChunks(linear.outputs)
-        for start, stop in linear.chunks(chunk_size):
-            rows.add(start, linear.rows(start, stop, seed_placement))
-        return linear.jacobian(rows, has_aux)
+        return linear.pulled_back(linear.chunks(chunk_size), has_aux, seed_placement, progress)
 
     serial = replayed(jacfun, fun, argnums, replay and seed_placement is None,
                       (jacrev, options))
 
     def spread_call(spread: Any, *args: Any, **kwargs: Any) -> Any:
-        # The forward pass here tells the rows; each worker makes its own tape
-        # and pulls back a contiguous group of chunks of rows.
         inputs = Inputs(args, argnums, "jacrev", holomorphic, complex_ok=True)
         key = parallel.signature(inputs.leaves, inputs.tree)
         if spread.dispatch.serial(key):
@@ -517,10 +340,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
             if parallel.too_few(spread.dispatch, len(chunks), f"all {linear.outputs.n} rows "
                                 "fit in one backward pass; give a smaller chunk_size to "
                                 "split them", key):
-                rows = JoinedChunks(linear.outputs)
-                for start, stop in chunks:
-                    rows.add(start, linear.rows(start, stop))
-                return linear.jacobian(rows, has_aux)
+                return linear.pulled_back(chunks, has_aux)
             first = [(chunks[0][0], linear.rows(*chunks[0]))]
         groups = np.array_split(np.arange(1, len(chunks)),
                                 min(spread.dispatch.workers, len(chunks) - 1))
@@ -534,7 +354,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         return linear.jacobian(rows, has_aux)
 
     return parallel.spread(serial, spread_call, executor, "jacrev", min_seconds,
-                           seed_placement)
+                           seed_placement, progress)
 
 
 class _Linearized:
@@ -562,6 +382,14 @@ class _Linearized:
                for y, lo, hi in self.outputs.spans()]
         return _pull_back(self.tape, self.out_vars, cts, self.in_vars, self.inputs,
                           stop - start)
+
+    def pulled_back(self, chunks: list, has_aux: bool, seed_placement: Callable | None = None,
+                    progress: bool | None = False) -> Any:
+        """The Jacobian (and aux), every chunk of rows pulled back here in turn."""
+        rows = JoinedChunks(self.outputs)
+        for start, stop in tracked(chunks, "jacrev", progress):
+            rows.add(start, self.rows(start, stop, seed_placement))
+        return self.jacobian(rows, has_aux)
 
     def jacobian(self, rows: JoinedChunks, has_aux: bool) -> Any:
         per_input = rows.result()

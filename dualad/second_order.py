@@ -25,12 +25,13 @@ import optree
 from .constructors import scope, scoped
 from . import ops, parallel
 from .dual import Dual, as_float_array
-from .forward import (Inputs, auto_chunk, check_argnums, check_chunk_size, check_complex,
-                      check_output, forward_pass, jacfwd, joined_jacobian, jvp, seed_block,
-                      zeros_like_output)
+from .forward import forward_pass, jacfwd, joined_jacobian, jvp, zeros_like_output
+from .inputs import (Inputs, auto_chunk, check_argnums, check_chunk_size, check_complex,
+                     check_output, seed_block)
 from .hyperdual import SeededHyperDual
 from .operands import output_of
 from .primitive import Tag
+from .progress import check_progress, tracked
 from .replay import REPLAY_BY_DEFAULT, made_before, replayed, replayed_call
 
 __all__ = ["hessian", "hvp", "second_derivative"]
@@ -47,7 +48,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
             chunk_size: int | None = None, mode: str = "auto", holomorphic: bool = False,
             seed_placement: Callable | None = None,
             replay: bool = REPLAY_BY_DEFAULT, executor: Any = None,
-            min_seconds: float | None = None) -> Callable:
+            min_seconds: float | None = None, progress: bool | None = None) -> Callable:
     """The exact Hessian of ``fun``, by hyper-duals or forward-over-reverse.
 
     Parameters
@@ -84,6 +85,8 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
         seeds by ``chunk_size``, on and above the diagonal).
     min_seconds:
         As for :func:`~dualad.jacfwd`.
+    progress:
+        As for :func:`~dualad.jacfwd`: a bar over the passes.
 
     Returns
     -------
@@ -109,7 +112,8 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
     """
     check_chunk_size(chunk_size)
     check_argnums(argnums)
-    options = (argnums, chunk_size, mode, holomorphic, seed_placement, replay)
+    check_progress(progress)
+    options = (argnums, chunk_size, mode, holomorphic, seed_placement, replay, progress)
     if executor is None and (made := made_before(hessian, fun, options)) is not None:
         return made
     if mode not in MODES:
@@ -119,20 +123,20 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
 
         return jacfwd(jacrev(fun, argnums, holomorphic=True, replay=False), argnums,
                       chunk_size=chunk_size, holomorphic=True, seed_placement=seed_placement,
-                      replay=replay, executor=executor, min_seconds=min_seconds)
+                      replay=replay, executor=executor, min_seconds=min_seconds,
+                      progress=progress)
 
     def hessfun(fun, *args):
         inputs = Inputs(args, argnums, "hessian")
         if mode == "fwd-rev" or (mode == "auto" and inputs.n > HYPERDUAL_MAX_N):
-            return _hessian_fwd_rev(fun, inputs, chunk_size, seed_placement)
+            return _hessian_fwd_rev(fun, inputs, chunk_size, seed_placement, progress)
         chunks = inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize, 2))
         blocks: dict[tuple[int, int], list] = {}
-        for i, (s1, e1) in enumerate(chunks):
-            for j in range(i, len(chunks)):
-                s2, e2 = chunks[j]
-                out_leaves, out_tree = _hyperdual_pass(fun, inputs, (s1, e1), (s2, e2),
-                                                       seed_placement)
-                blocks[i, j] = out_leaves
+        pairs = [(i, j) for i in range(len(chunks)) for j in range(i, len(chunks))]
+        for i, j in tracked(pairs, "hessian", progress):
+            out_leaves, out_tree = _hyperdual_pass(fun, inputs, chunks[i], chunks[j],
+                                                   seed_placement)
+            blocks[i, j] = out_leaves
         return _hyperdual_hessian(inputs, len(chunks), blocks, out_tree)
 
     serial = replayed(hessfun, fun, argnums, replay and seed_placement is None,
@@ -163,7 +167,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
         return _hyperdual_hessian(inputs, len(chunks), blocks, results[0][1])
 
     return parallel.spread(serial, spread_call, executor, "hessian", min_seconds,
-                           seed_placement)
+                           seed_placement, progress)
 
 
 def hessian_unit(fun: Callable, payload: tuple, unit: tuple) -> tuple:
@@ -328,12 +332,14 @@ def second_derivative(fun: Callable, argnums: int = 0, *,
 
 
 def _hessian_fwd_rev(fun: Callable, inputs: Inputs, chunk_size: int | None,
-                     seed_placement: Callable | None = None) -> Any:
+                     seed_placement: Callable | None = None,
+                     progress: bool | None = False) -> Any:
     """``jacfwd(jacrev(fun))`` over the differentiated leaves, symmetrized blockwise."""
     every = tuple(range(len(inputs.leaves)))
     gradient, structures = _gradient_of_leaves(fun, inputs)
     nested = jacfwd(gradient, argnums=every, chunk_size=chunk_size,
-                    seed_placement=seed_placement, replay=False)(*inputs.leaves)
+                    seed_placement=seed_placement, replay=False,
+                    progress=progress)(*inputs.leaves)
     return _symmetrized(inputs, nested, structures[0])
 
 

@@ -25,7 +25,7 @@ import numpy as np
 import optree
 
 from .dual import as_float_array
-from .forward import check_argnums
+from .inputs import check_argnums
 from .taylor import jet
 
 __all__ = ["derivative_tensor"]

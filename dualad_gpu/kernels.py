@@ -17,7 +17,7 @@ import jax.scipy.special
 import numpy as np
 
 from dualad import ops
-from dualad.forward import unit_vectors
+from dualad.inputs import unit_vectors
 from dualad.primitive import PRIMITIVES, Primitive, register_backend
 from dualad.rules import complex_numbers
 from dualad.rules.shape import ON_PRIMAL

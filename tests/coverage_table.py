@@ -152,7 +152,7 @@ def kind_of(module_name: str, name: str, func: object, rows: list) -> str:
 def primitive_calls(spec) -> dict:
     """The primitives the row's forward, reverse and second-order derivatives call,
     each with the values of one of its calls (None for a row that fails)."""
-    from dualad.reverse import LinearVar
+    from dualad.linear import LinearVar
 
     calls: dict = {}
     call = Primitive.__call__

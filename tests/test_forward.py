@@ -139,7 +139,7 @@ def test_jacfwd_chunk_bounds_the_seed_count():
 
 
 def test_jacfwd_automatic_chunk_from_memory_budget(monkeypatch):
-    monkeypatch.setattr(dualad.forward, "DEFAULT_CHUNK_BYTES", 8 * 10 * 3)
+    monkeypatch.setattr(dualad.inputs, "DEFAULT_CHUNK_BYTES", 8 * 10 * 3)
     seen = []
 
     def f(x):

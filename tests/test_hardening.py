@@ -12,7 +12,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import dualad
 from dualad.primitive import EscapedDualError
-from dualad.reverse import Tape
+from dualad.linear import Tape
 
 FORWARD = {"jacfwd": dualad.jacfwd, "hessian": dualad.hessian}
 REVERSE = {"grad": dualad.grad, "jacrev": dualad.jacrev}

@@ -353,3 +353,40 @@ def test_without_cloudpickle_module_functions_travel_and_closures_are_refused(mo
     assert parallel._dumps((model, 1.0))
     with pytest.raises(TypeError, match="install cloudpickle"):
         parallel._dumps(lambda x: x)
+
+
+# -- progress ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transform", ["jacfwd", "sparse_jacobian-fwd"])
+def test_progress_on_every_executor(executor, transform, caplog, capsys):
+    """A bar over the units (tqdm's; Dask's own on a cluster) and the log lines; the
+    result unchanged."""
+    pytest.importorskip("tqdm")
+    make, name = TRANSFORMS[transform]
+    f, x = globals()[name], X
+    expected = make(f)(x)
+    capsys.readouterr()
+    caplog.set_level(logging.INFO, logger="dualad")
+    assert identical(make(f, executor=executor, min_seconds=0, progress=True)(x), expected)
+    out, err = capsys.readouterr()
+    logged = [r.getMessage() for r in caplog.records if r.name == "dualad"]
+    units = next(int(line.split(": ")[1].split()[0]) for line in logged
+                 if line.endswith((" passes", " pass")))
+    assert any(f"{units} of {units} passes in " in line for line in logged), logged
+    if executor.__class__.__module__.startswith("distributed"):
+        assert "100%" in out or "Completed" in out or "#" in out  # Dask's TextProgressBar
+    else:
+        assert f"/{units}" in err
+
+
+def test_progress_of_an_ensemble_on_threads(thread_pool, caplog, capsys):
+    pytest.importorskip("tqdm")
+    caplog.set_level(logging.INFO, logger="dualad")
+    points = np.outer(np.arange(1.0, 7.0), X)
+    Js = dualad.ensemble(dualad.jacfwd(model), points, executor=thread_pool, batch_size=2,
+                         min_seconds=0, progress=True)
+    assert identical(Js, dualad.ensemble(dualad.jacfwd(model), points))
+    logged = [r.getMessage() for r in caplog.records if r.name == "dualad"]
+    assert "ensemble: 3 batches" in logged and any("3 of 3 batches in" in m for m in logged)
+    assert "/3" in capsys.readouterr().err

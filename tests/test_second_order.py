@@ -112,7 +112,7 @@ def test_hessian_exploits_symmetry_when_chunked():
 
 
 def test_hessian_automatic_chunk(monkeypatch):
-    monkeypatch.setattr(dualad.forward, "DEFAULT_CHUNK_BYTES", 8 * 6 * 4)  # K = 2
+    monkeypatch.setattr(dualad.inputs, "DEFAULT_CHUNK_BYTES", 8 * 6 * 4)  # K = 2
     seen = []
 
     def f(x):

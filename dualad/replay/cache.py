@@ -46,6 +46,7 @@ import optree
 
 from ..dual import Dual
 from ..fillable import resolved_tree
+from .. import progress
 from .live import INTERPRETING, RECORDING, REPLAYING, Live, Session
 from .rerun import duals_of, replay_log
 from .program import GuardFailed
@@ -177,8 +178,11 @@ class Replayed:
         if type(entry) is _Seen:
             if entry.calls >= (RECORD_AFTER if self.record_after is None
                                else self.record_after):
-                return self._record(key, fun, args, leaves, entry.misses, entry.variable,
-                                    entry.previous)
+                name = getattr(fun, "__name__", "a function")
+                with progress.logged(f"recorded a call of {name} (the next calls replay it)",
+                                     progress.PROGRESS_SECONDS):
+                    return self._record(key, fun, args, leaves, entry.misses,
+                                        entry.variable, entry.previous)
             entry.calls += 1
         self.counts["interpreted"] += 1
         if entry is not None or key is None:

@@ -34,7 +34,7 @@ from ..replay import REPLAY_BY_DEFAULT
 from . import coloring
 from .detection import hessian_sparsity
 from .patterns import ValueDependentError
-from .transforms import _ByShape, _Checked, _detector
+from .checked import _ByShape, _Checked, _detector
 
 __all__ = ["SparseLaplacian", "sparse_laplacian"]
 

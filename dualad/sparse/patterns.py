@@ -38,7 +38,7 @@ import numpy as np
 
 from ..dual import Dual, elementwise_jvp
 from ..primitive import Boxed, Primitive, Tag
-from ..reverse import TangentOperators, abstract_eval
+from ..linear import TangentOperators, abstract_eval
 from ..rules import complex_numbers as _complex
 from ..rules import elementwise as _elementwise
 from ..rules import linalg as _linalg

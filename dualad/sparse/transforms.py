@@ -15,8 +15,6 @@ unchanged (see :meth:`SparseJacobian.__call__`).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -27,21 +25,19 @@ from .. import parallel
 from ..constructors import scope
 from ..dual import as_float_array
 from ..primitive import Boxed
-from ..forward import check_chunk_size, jvp
-from ..replay import REPLAY_BY_DEFAULT, Replayed, Transformed, replayed
+from ..forward import jvp
+from ..inputs import check_chunk_size
+from ..progress import check_progress, logged, tracked
+from ..replay import REPLAY_BY_DEFAULT
 from ..reverse import grad, jacrev
 from . import coloring
+from .checked import PatternChanged, _ByShape, _Checked, _detector, _with_arg
 from .detection import hessian_sparsity, jacobian_sparsity
-from .patterns import ValueDependentError
 
 __all__ = ["PatternChanged", "SparseHessian", "SparseJacobian", "sparse_hessian",
            "sparse_jacobian"]
 
 MODES = ("auto", "fwd", "rev")
-#: Prepared patterns kept per transformed function (one per input shape and dtype).
-CACHE_SIZE = 8
-
-
 def _as_pattern(pattern: Any, shape: tuple[int, int], what: str) -> sparse.csr_array:
     """A user's pattern (sparse or dense, any dtype) as a canonical boolean CSR array."""
     p = sparse.csr_array(pattern if sparse.issparse(pattern) else np.asarray(pattern))
@@ -52,30 +48,6 @@ def _as_pattern(pattern: Any, shape: tuple[int, int], what: str) -> sparse.csr_a
     p.eliminate_zeros()
     p.sum_duplicates()
     return p.astype(bool)
-
-
-def _with_arg(args: tuple, argnum: int, x: Any) -> tuple:
-    return args[:argnum] + (x,) + args[argnum + 1:]
-
-
-class PatternChanged(RuntimeError):
-    """The pattern of a prepared :class:`SparseJacobian` or :class:`SparseHessian`
-    no longer holds: the function reads state that changed (a global, an attribute,
-    a keyword argument) and now computes with other dependencies. ``pattern`` is the
-    one found at this call. ``jac(*args)`` prepares again and goes on; a prepared
-    object called directly raises this rather than decompress with the old one."""
-
-    def __init__(self, message: str, pattern: sparse.csr_array) -> None:
-        super().__init__(message)
-        self.pattern = pattern
-
-
-def _same_pattern(a: sparse.csr_array, b: sparse.csr_array) -> bool:
-    return a.shape == b.shape and (a != b).nnz == 0
-
-
-def _within(a: sparse.csr_array, b: sparse.csr_array) -> bool:
-    return a.shape == b.shape and a.multiply(b).count_nonzero() == a.count_nonzero()
 
 
 #: Without ``chunk_size``, a pass carries as many colours as fit in this many bytes of
@@ -90,74 +62,6 @@ def _per_pass(count: int, size: int, itemsize: int, chunk_size: int | None) -> i
     return max(1, min(count, PASS_BYTES // max(1, size * itemsize)))
 
 
-class _Checked:
-    """A detected pattern prepared for one input shape and dtype, and checked at every
-    call that its evaluation does not replay to the end: what the sparse Jacobian, the
-    sparse Hessian and the sparse Laplacian (:mod:`dualad.sparse.laplacian`) share."""
-
-    pattern: sparse.csr_array
-
-    def _checking(self, fun: Callable, argnum: int, x: np.ndarray, body: Callable,
-                  replay: bool, detect: Callable | None, proving: bool) -> None:
-        """``body(fun, *args)`` computes from the pattern, replayed if ``replay``;
-        ``detect(args, kwargs)`` finds the pattern again (None: a pattern given, or
-        local, which the user vouches for); with ``proving``, a call that does not
-        replay to the end is first proved by the function alone replayed."""
-        self.fun, self.argnum, self._detect = fun, argnum, detect
-        self.shape, self.dtype = x.shape, x.dtype
-        self._nonzeros = replayed(body, fun, argnum, replay)
-        # A call whose passes did not replay to the end is proved by the function
-        # alone replayed to the end (about one evaluation of it), else by detecting
-        # the pattern again. Its own cache: what it proves is this pattern's; it
-        # records at its second call, as a call it does not prove detects again.
-        self._prover = Transformed(Replayed(_evaluation(argnum), argnum,
-                                               record_after=1), fun) if proving else None
-
-    def _checked(self, args: tuple, kwargs: dict) -> Any:
-        """``body``'s result at ``args`` (of the shape prepared for), the pattern proved
-        to hold at this call (else :class:`PatternChanged`): see
-        :meth:`SparseJacobian.__call__`."""
-        x = args[self.argnum]
-        if np.shape(x) != self.shape:
-            raise ValueError(f"this {type(self).__name__} was prepared for shape "
-                             f"{self.shape}, got {np.shape(x)}")
-        replayed_to_the_end: list = []
-        nonzeros = self._nonzeros
-        with scope():
-            if type(nonzeros) is Transformed:
-                values = nonzeros.cache.run(nonzeros.fun, args, kwargs, replayed_to_the_end)
-            else:
-                values = nonzeros(*args, **kwargs)
-            if self._detect is not None and not replayed_to_the_end:
-                self._prove(args, kwargs)
-        return values
-
-    def _prove(self, args: tuple, kwargs: dict) -> None:
-        """Raise :class:`PatternChanged` unless the pattern holds at this call."""
-        prover, proved = self._prover, []
-        if prover is not None:
-            prover.cache.run(prover.fun, args, kwargs, proved)
-        if not proved:
-            try:
-                pattern = self._detect(args, kwargs)
-                holds = _same_pattern(pattern, self.pattern)
-            except ValueDependentError:
-                # The global pattern cannot be told at this x (as a replayed call
-                # needs not): the values are right if the pattern at x is within it.
-                pattern = self._detect(args, kwargs, local=True)
-                holds = _within(pattern, self.pattern)
-            if not holds:
-                for cached in (self._nonzeros, prover):  # what they recorded is not
-                    if type(cached) is Transformed:  # this pattern's: no replay of it
-                        cached.cache.clear()  # may prove anything
-                name = getattr(self.fun, "__name__", "the function")
-                raise PatternChanged(
-                    f"the sparsity pattern of {name} has changed since this "
-                    f"{type(self).__name__} was prepared (the function reads state that "
-                    "changed); prepare it again (jac.prepare(*args)), or call the "
-                    "transformed function, which does", pattern)
-
-
 class _Prepared(_Checked):
     """What a sparse Jacobian and a sparse Hessian share: the decompression, computed
     once, and the evaluation of the nonzeros behind a replay cache.
@@ -169,18 +73,22 @@ class _Prepared(_Checked):
 
     colors: np.ndarray
     passes: int
+    transform: str  # the name progress bars and log lines give
 
     def _prepare(self, fun: Callable, argnum: int, x: np.ndarray, values: Callable,
                  structure: sparse.csr_array, length: int, by_rows: bool,
                  replay: bool | None, chunk_size: int | None,
-                 detect: Callable | None, dispatch: parallel.Dispatch | None = None) -> None:
+                 detect: Callable | None, dispatch: parallel.Dispatch | None = None,
+                 progress: bool | None = None) -> None:
         """The compressed block is ``(passes, length)``, the passes' tangents one after
         the other; ``values`` (of :mod:`~dualad.sparse.coloring`) takes it as it is
         (rows coloured) or transposed, and gives the nonzeros of ``structure``.
         ``detect(args, kwargs)`` finds the pattern again (None: a pattern given, or
         local, which the user vouches for). With ``dispatch`` (an executor) the passes
-        are its units of work, and are not replayed."""
+        are its units of work, and are not replayed; ``progress`` as for
+        :func:`~dualad.jacfwd`, over the passes."""
         check_chunk_size(chunk_size)
+        self.progress = progress
         self.passes = int(self.colors.max(initial=-1)) + 1
         self.per_pass = _per_pass(self.passes, max(self.pattern.shape), x.dtype.itemsize,
                                   chunk_size)
@@ -246,7 +154,8 @@ class _Prepared(_Checked):
         chunks = [(start, min(start + self.per_pass, self.passes))
                   for start in range(0, self.passes, self.per_pass)]
         if self.dispatch is None:
-            blocks = [colour_unit(fun, (x, self.colors, length), chunk) for chunk in chunks]
+            blocks = [colour_unit(fun, (x, self.colors, length), chunk)
+                      for chunk in tracked(chunks, self.transform, self.progress)]
         else:
             blocks = self.dispatch.map(colour_unit, fun, (x, self.colors, length), chunks,
                                        (x.shape, x.dtype))
@@ -272,11 +181,14 @@ class SparseJacobian(_Prepared):
         ``n`` (or ``m``) for a dense one.
     """
 
+    transform = "sparse_jacobian"
+
     def __init__(self, fun: Callable, args: tuple, argnum: int = 0, *,
                  sparsity: Any = "detect", mode: str = "auto", local: bool = False,
                  chunk_size: int | None = None, replay: bool | None = None,
                  kwargs: dict | None = None, detected: sparse.csr_array | None = None,
-                 dispatch: parallel.Dispatch | None = None) -> None:
+                 dispatch: parallel.Dispatch | None = None,
+                 progress: bool | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         x = as_float_array(args[argnum])
@@ -290,25 +202,17 @@ class SparseJacobian(_Prepared):
         else:
             m = int(np.size(fun(*_with_arg(args, argnum, x), **(kwargs or {}))))
             self.pattern = _as_pattern(sparsity, (m, x.size), "sparse_jacobian")
-        if mode == "auto":
-            columns = coloring.column_coloring(self.pattern)
-            fewest_rows = np.bincount(self.pattern.indices, minlength=1).max()  # a lower bound
-            rows = (coloring.row_coloring(self.pattern)
-                    if columns.max(initial=-1) + 1 > fewest_rows else columns)
-            by_rows = rows.max(initial=-1) < columns.max(initial=-1)
-            mode, colors = ("rev", rows) if by_rows else ("fwd", columns)
-        elif mode == "fwd":
-            colors = coloring.column_coloring(self.pattern)
-        else:
-            colors = coloring.row_coloring(self.pattern)
-        self.mode, self.colors = mode, colors
+        with logged(f"sparse_jacobian: colouring a {self.pattern.shape} pattern with "
+                    f"{self.pattern.nnz} nonzeros"):
+            mode, self.colors = _jacobian_coloring(self.pattern, mode)
+        self.mode = mode
         m, n = self.pattern.shape
         if mode == "fwd":
             self._prepare(fun, argnum, x, coloring.column_values, self.pattern, m, False,
-                          replay, chunk_size, detect, dispatch)
+                          replay, chunk_size, detect, dispatch, progress)
         else:
             self._prepare(fun, argnum, x, coloring.row_values, self.pattern, n, True,
-                          replay, chunk_size, detect, dispatch)
+                          replay, chunk_size, detect, dispatch, progress)
 
     def __repr__(self) -> str:
         m, n = self.pattern.shape
@@ -328,7 +232,21 @@ class SparseJacobian(_Prepared):
             return np.stack([np.sum(flat[rows]) for rows in groups]) if groups else flat[:0]
 
         return jacrev(compressed_output, chunk_size=self.per_pass, replay=False,
-                      executor=self.dispatch)(x)
+                      executor=self.dispatch, progress=self.progress)(x)
+
+
+def _jacobian_coloring(pattern: sparse.csr_array, mode: str) -> tuple[str, np.ndarray]:
+    """``(mode, colours)``: ``"fwd"`` and a colouring of the columns, or ``"rev"`` and
+    one of the rows; with ``mode="auto"``, whichever has fewer colours."""
+    if mode == "fwd":
+        return mode, coloring.column_coloring(pattern)
+    if mode == "rev":
+        return mode, coloring.row_coloring(pattern)
+    columns = coloring.column_coloring(pattern)
+    fewest_rows = np.bincount(pattern.indices, minlength=1).max()  # a lower bound
+    rows = coloring.row_coloring(pattern) if columns.max(initial=-1) + 1 > fewest_rows \
+        else columns
+    return ("rev", rows) if rows.max(initial=-1) < columns.max(initial=-1) else ("fwd", columns)
 
 
 class SparseHessian(_Prepared):
@@ -344,11 +262,14 @@ class SparseHessian(_Prepared):
         The number of colours.
     """
 
+    transform = "sparse_hessian"
+
     def __init__(self, fun: Callable, args: tuple, argnum: int = 0, *,
                  sparsity: Any = "detect", local: bool = False, chunk_size: int | None = None,
                  replay: bool | None = None, kwargs: dict | None = None,
                  detected: sparse.csr_array | None = None,
-                 dispatch: parallel.Dispatch | None = None) -> None:
+                 dispatch: parallel.Dispatch | None = None,
+                 progress: bool | None = None) -> None:
         x = as_float_array(args[argnum])
         detect = None
         if isinstance(sparsity, str):
@@ -360,9 +281,11 @@ class SparseHessian(_Prepared):
         else:
             pattern = _as_pattern(sparsity, (x.size, x.size), "sparse_hessian")
             self.pattern = (pattern + pattern.T).tocsr()  # a Hessian is symmetric
-        self.colors = coloring.star_coloring(self.pattern)
+        with logged(f"sparse_hessian: star colouring a {self.pattern.shape} pattern with "
+                    f"{self.pattern.nnz} nonzeros"):
+            self.colors = coloring.star_coloring(self.pattern)
         self._prepare(fun, argnum, x, coloring.star_values, coloring.symmetric(self.pattern),
-                      x.size, False, replay, chunk_size, detect, dispatch)
+                      x.size, False, replay, chunk_size, detect, dispatch, progress)
 
     def __repr__(self) -> str:
         n = self.pattern.shape[0]
@@ -387,76 +310,11 @@ def colour_unit(fun: Callable, payload: tuple, chunk: tuple[int, int]) -> np.nda
     return np.reshape(t, (len(chunk), length))
 
 
-def _evaluation(argnum: int) -> Callable:
-    """The function evaluated on Duals of a zero tangent (a JVP, the least of the
-    transforms): replayed to the end, the proof that its operations are the recorded
-    ones (see ``_Checked._prove``)."""
-    def evaluate(fun: Callable, *args: Any) -> Any:
-        x = as_float_array(args[argnum])
-        return jvp(lambda x: fun(*_with_arg(args, argnum, x)), (x,), (np.zeros_like(x),),
-                   replay=False)
-
-    return evaluate
-
-
-def _detector(find: Callable, fun: Callable, argnum: int, local: bool = False,
-              symmetric: bool = False) -> Callable:
-    """``detect(args, kwargs)``: ``find``'s pattern of ``fun`` in argument ``argnum``
-    at this call (made symmetric for a Hessian)."""
-    def detect(args: tuple, kwargs: dict, local: bool = local) -> sparse.csr_array:
-        rest = args[:argnum] + args[argnum + 1:]
-        restricted = lambda x, *rest: fun(*rest[:argnum], x, *rest[argnum:], **kwargs)  # noqa: E731
-        pattern = find(restricted, as_float_array(args[argnum]), *rest, local=local)
-        return (pattern + pattern.T).tocsr() if symmetric else pattern
-
-    return detect
-
-
-class _ByShape:
-    """The prepared patterns of one transformed function, by input shape and dtype."""
-
-    def __init__(self, make: Callable, argnum: int) -> None:
-        self.make, self.argnum = make, argnum
-        self.entries: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, args: tuple, kwargs: dict) -> Any:
-        key = self._key(args)
-        with self.lock:
-            prepared = self.entries.get(key)
-            if prepared is not None:
-                self.entries.move_to_end(key)
-                return prepared
-        return self._keep(key, self.make(args, kwargs, None))
-
-    def call(self, args: tuple, kwargs: dict) -> sparse.csr_array:
-        """The matrix at ``args``; prepared again when its pattern changed."""
-        try:
-            return self.get(args, kwargs)(*args, **kwargs)
-        except PatternChanged as changed:
-            prepared = self._keep(self._key(args), self.make(args, kwargs, changed.pattern))
-            return prepared(*args, **kwargs)
-
-    def _key(self, args: tuple) -> tuple:
-        if not isinstance(self.argnum, int) or not -len(args) <= self.argnum < len(args):
-            raise TypeError(f"argnums={self.argnum!r}: give the position of one array "
-                            f"argument among the {len(args)} arguments")
-        x = as_float_array(args[self.argnum])
-        return (x.shape, x.dtype)
-
-    def _keep(self, key: tuple, prepared: Any) -> Any:
-        with self.lock:
-            self.entries[key] = prepared
-            self.entries.move_to_end(key)
-            while len(self.entries) > CACHE_SIZE:
-                self.entries.popitem(last=False)
-        return prepared
-
-
 def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
                     mode: str = "auto", local: bool = False, chunk_size: int | None = None,
                     replay: bool | None = None, executor: Any = None,
-                    min_seconds: float | None = None) -> Callable:
+                    min_seconds: float | None = None, progress: bool | None = None
+                    ) -> Callable:
     """The Jacobian of ``fun`` as a ``scipy.sparse`` CSR array, computing only its nonzeros.
 
     Parameters
@@ -498,6 +356,10 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
         serially with a ``RuntimeWarning``.
     min_seconds:
         As for :func:`~dualad.jacfwd`.
+    progress:
+        As for :func:`~dualad.jacfwd`: a bar over the passes. The phases of the
+        preparation (the pattern, the colouring) are logged at ``logging.INFO`` on
+        the ``"dualad"`` logger, with their seconds.
 
     Returns
     -------
@@ -535,10 +397,12 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
     True
     """
     check_chunk_size(chunk_size)
-    dispatch = parallel.dispatch_of(executor, "sparse_jacobian", min_seconds)
+    check_progress(progress)
+    dispatch = parallel.dispatch_of(executor, "sparse_jacobian", min_seconds, progress)
     prepared = _ByShape(lambda args, kwargs, detected: SparseJacobian(
         fun, args, argnums, sparsity=sparsity, mode=mode, local=local, chunk_size=chunk_size,
-        replay=replay, kwargs=kwargs, detected=detected, dispatch=dispatch), argnums)
+        replay=replay, kwargs=kwargs, detected=detected, dispatch=dispatch,
+        progress=progress), argnums)
 
     def jac(*args: Any, **kwargs: Any) -> sparse.csr_array:
         return prepared.call(args, kwargs)
@@ -551,14 +415,16 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
 def sparse_hessian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
                    local: bool = False, chunk_size: int | None = None,
                    replay: bool | None = None, executor: Any = None,
-                   min_seconds: float | None = None) -> Callable:
+                   min_seconds: float | None = None, progress: bool | None = None
+                   ) -> Callable:
     """The Hessian of a scalar ``fun`` as a ``scipy.sparse`` CSR array.
 
     The pattern (:func:`hessian_sparsity`, or ``sparsity=`` given) is star
     coloured, so that one forward-over-reverse pass per colour gives every
     nonzero, using the symmetry. Arguments as for :func:`sparse_jacobian`;
     ``hess.prepare(*args)`` gives the :class:`SparseHessian`. With ``executor=`` the
-    passes (``chunk_size`` colours each) run on the executor's workers.
+    passes (``chunk_size`` colours each) run on the executor's workers; ``progress``
+    as for :func:`sparse_jacobian`.
 
     Examples
     --------
@@ -580,10 +446,12 @@ def sparse_hessian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect",
     True
     """
     check_chunk_size(chunk_size)
-    dispatch = parallel.dispatch_of(executor, "sparse_hessian", min_seconds)
+    check_progress(progress)
+    dispatch = parallel.dispatch_of(executor, "sparse_hessian", min_seconds, progress)
     prepared = _ByShape(lambda args, kwargs, detected: SparseHessian(
         fun, args, argnums, sparsity=sparsity, local=local, chunk_size=chunk_size,
-        replay=replay, kwargs=kwargs, detected=detected, dispatch=dispatch), argnums)
+        replay=replay, kwargs=kwargs, detected=detected, dispatch=dispatch,
+        progress=progress), argnums)
 
     def hess(*args: Any, **kwargs: Any) -> sparse.csr_array:
         return prepared.call(args, kwargs)
