@@ -17,7 +17,9 @@ kernels release the GIL), a :class:`~concurrent.futures.ProcessPoolExecutor`, or
   Ctrl-C cancels the outstanding units too;
 * a problem too small to gain (one unit, one worker, or a first unit quicker than
   :data:`DISPATCH_SECONDS`) runs serially, and says so once with a
-  :class:`RuntimeWarning` naming the reason and how to force the parallel run.
+  :class:`RuntimeWarning` naming the reason and how to force the parallel run; so
+  does a transform called from a unit of work on its own thread pool (sent to the
+  pool, its units would wait for the workers that wait for them).
 
 >>> import numpy as np, dualad
 >>> from concurrent.futures import ThreadPoolExecutor
@@ -179,7 +181,13 @@ class Dispatch:
         of a module (pickled by name); ``fun`` and ``payload`` travel once per call.
         """
         units = list(units)
-        if self.decided.get(key) is False:  # found too small (or holding the GIL)
+        nested = self.kind == "thread" and id(self.executor) in _UNITS_OF.get()
+        if nested:
+            warnings.warn(f"{self.transform} with executor= runs serially: it was called "
+                          "from a unit of work on the same thread pool, whose workers "
+                          "would wait for themselves; give the inner transform another "
+                          "executor, or none", RuntimeWarning, stacklevel=_callers_level())
+        if nested or self.decided.get(key) is False:  # too small, or holding the GIL
             done = [] if first is None else [first[0]]
             return done + [work(fun, payload, unit) for unit in
                            tracked(units[len(done):], self.transform, self.progress,
@@ -261,8 +269,8 @@ def run_units(executor: Any, kind: str, work: Callable, fun: Callable, payload: 
     if not units:
         return []
     if kind == "thread":
-        futures = [executor.submit(contextvars.copy_context().run, _unit, work, fun,
-                                   payload, unit, False) for unit in units]
+        futures = [executor.submit(contextvars.copy_context().run, _thread_unit,
+                                   id(executor), work, fun, payload, unit) for unit in units]
     else:
         blob = _dumps((fun, payload))
         submit = executor.submit
@@ -389,6 +397,19 @@ def _pickled_unit(work: Callable, blob: bytes, unit: Any) -> Any:
             while len(_UNPICKLED) > _UNPICKLED_SIZE:
                 _UNPICKLED.popitem(last=False)
     return _unit(work, found[0], found[1], unit, True)
+
+
+#: The thread pools (ids) whose units the current context runs: a transform called in
+#: one with the same pool runs its units there (sent out, they would wait for the
+#: workers that wait for them).
+_UNITS_OF: contextvars.ContextVar[tuple] = contextvars.ContextVar("dualad_units_of",
+                                                                  default=())
+
+
+def _thread_unit(executor: int, work: Callable, fun: Callable, payload: Any, unit: Any
+                 ) -> Any:
+    _UNITS_OF.set((*_UNITS_OF.get(), executor))  # (the unit's own copy of the context)
+    return _unit(work, fun, payload, unit, False)
 
 
 def _unit(work: Callable, fun: Callable, payload: Any, unit: Any, pickled: bool) -> Any:

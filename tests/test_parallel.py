@@ -390,3 +390,27 @@ def test_progress_of_an_ensemble_on_threads(thread_pool, caplog, capsys):
     logged = [r.getMessage() for r in caplog.records if r.name == "dualad"]
     assert "ensemble: 3 batches" in logged and any("3 of 3 batches in" in m for m in logged)
     assert "/3" in capsys.readouterr().err
+
+
+def test_a_transform_on_the_pool_its_caller_runs_on_runs_its_units_there(thread_pool):
+    """An ensemble on a thread pool of a jacfwd on the same pool: the inner passes run in
+    the outer units (sent to the pool, they would wait for the workers that wait for
+    them), with a warning; the results are the serial ones."""
+    jac = dualad.jacfwd(model, chunk_size=3, executor=thread_pool, min_seconds=0)
+    points = np.outer(np.arange(1.0, 5.0), X)
+    done: dict = {}
+
+    def run():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            done["Js"] = dualad.ensemble(jac, points, executor=thread_pool, batch_size=1,
+                                         min_seconds=0)
+        done["warnings"] = [str(w.message) for w in caught]
+
+    caller = threading.Thread(target=run, daemon=True)
+    caller.start()
+    caller.join(timeout=120)
+    assert not caller.is_alive(), "the nested call waits for itself"
+    assert identical(done["Js"], dualad.ensemble(dualad.jacfwd(model, chunk_size=3), points))
+    assert any("called from a unit of work on the same thread pool" in m
+               for m in done["warnings"])
