@@ -63,11 +63,11 @@ def check_argnums(argnums: Any, single: bool = False) -> None:
                     f"differentiate), got {argnums!r}")
 
 
-def check_output(o: Any, transform: str, scalar: bool = False) -> None:
+def check_output(o: Any, transform: str, floats_only: bool = False) -> None:
     """Refuse an output leaf that is not a real floating-point value (or a Dual of a
-    live transform). Integer and boolean outputs have a zero derivative, as in JAX,
-    except for ``grad``-like transforms of a scalar (``scalar=True``), which need a
-    floating-point value."""
+    live transform). Integer and boolean outputs have a zero derivative in forward
+    mode, as ``jax.jacfwd`` gives them; reverse mode and Hessians (``floats_only``)
+    refuse them, as ``jax.jacrev``, ``jax.grad`` and ``jax.hessian`` do."""
     if isinstance(o, Boxed):
         if not o._tag.live:
             raise EscapedDualError(o._tag)
@@ -80,11 +80,12 @@ def check_output(o: Any, transform: str, scalar: bool = False) -> None:
                         f"floating-point numbers (or pytrees of them), but the function "
                         f"returned a {type(o).__name__}: {o!r:.80}")
     kind = np.dtype(dtype).kind
-    if kind in "fc" or (kind in "biu" and not scalar):
+    if kind in "fc" or (kind in "biu" and not floats_only):
         return  # complex outputs: the transform's own check_complex decides
+    forward = " (jacfwd gives it a zero derivative)" if kind in "biu" else ""
     raise TypeError(f"{transform} requires a real floating-point output, but the function "
-                    f"returned one of dtype {dtype}, which has no derivative; return a "
-                    "float (y.astype(float)) if it should have one.")
+                    f"returned one of dtype {dtype}, which has no derivative{forward}; "
+                    "return a float (y.astype(float)) if it should have one.")
 
 
 def check_complex(dtypes: Sequence, transform: str, what: str, holomorphic: bool | None,

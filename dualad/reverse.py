@@ -67,7 +67,7 @@ def _linearize(fun: Callable, inputs: Inputs, nan_safe: bool, has_aux: bool,
 def _read_linear(out_leaves: list, tag: Tag, transform: str) -> tuple[list, list]:
     primals, out_vars = [], []
     for o in map(output_of, out_leaves):
-        check_output(o, transform, scalar=transform == "grad")
+        check_output(o, transform, floats_only=transform != "vjp")  # (JAX's vjp takes them)
         if isinstance(o, Dual) and o._tag is tag:
             primals.append(o.primal)
             out_vars.append(o.tangent if isinstance(o.tangent, LinearVar) else None)

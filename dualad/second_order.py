@@ -279,7 +279,7 @@ def _hvp(fun: Callable, primals: Sequence, tangents: Sequence, mode: str,
                   for (x, lo, hi), u in zip(inputs.spans(), directions)]
         try:
             out = output_of(inputs.call(fun, seeded))
-            check_output(out, "hvp", scalar=True)
+            check_output(out, "hvp", floats_only=True)
             check_complex([np.result_type(_real(out))], "hvp", "outputs", None, False)
             if np.ndim(_real(out)) != 0:
                 raise ValueError(f"hvp needs a function with a scalar output, got shape "
@@ -408,7 +408,7 @@ def _second_part(o: Any, tag1: Tag, tag2: Tag, seeds: tuple[int, int],
     """The ε1ε2 part of an output, shape ``(K1, K2, *S)`` (zeros where absent); a
     complex output only if ``complex_ok`` (not for ``hessian``, as in JAX)."""
     o = output_of(o)
-    check_output(o, "hessian")
+    check_output(o, "hessian", floats_only=True)
     check_complex([np.result_type(_real(o))], "hessian", "outputs", None, complex_ok)
     t = o.tangent if isinstance(o, Dual) and o._tag is tag2 else None
     part = t.tangent if isinstance(t, Dual) and t._tag is tag1 else None

@@ -106,13 +106,25 @@ def test_grad_refuses_outputs_that_are_not_floats(name, output):
         ALL[name](lambda x: output)(1.0)
 
 
-def test_vjp_and_jacrev_give_integer_outputs_a_zero_derivative_as_jax_does():
+def test_integer_outputs_as_jax_takes_them_in_each_transform():
+    """JAX's rules, checked against it: forward mode (jvp, jacfwd) gives an integer or
+    boolean output a zero derivative; vjp takes it and ignores its cotangent; jacrev,
+    grad, hessian and hvp refuse it, even beside float outputs."""
     f = lambda x: (np.sin(x), np.arange(3))
-    jac = dualad.jacrev(f)(1.0)
+    jac = dualad.jacfwd(f)(1.0)
     assert_allclose(jac[0], np.cos(1.0))
     assert_array_equal(jac[1], np.zeros(3))
     _, pullback = dualad.vjp(f, 1.0)
     assert_allclose(pullback((1.0, np.ones(3)))[0], np.cos(1.0))
+    x = np.array([1.0, 3.0, 2.0])
+    for transform in (dualad.jacrev, dualad.grad, dualad.hessian):
+        for g in (f, np.argmax, lambda x: x > 1):
+            with pytest.raises(TypeError, match=r"requires a real floating-point output.*"
+                                                r"jacfwd gives it a zero derivative"):
+                transform(g)(x)
+    with pytest.raises(TypeError, match="requires a real floating-point output"):
+        dualad.hvp(np.argmax, (x,), (x,))
+    assert_array_equal(dualad.jacfwd(np.argmax)(x), np.zeros(3))
 
 
 def test_grad_of_none_names_it():
