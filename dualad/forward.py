@@ -22,7 +22,7 @@ from .dual import (Dual, as_float_array, check_tangent_shape, from_objects, prim
                    without_tag)
 from .operands import output_of
 from .inputs import (DEFAULT_CHUNK_BYTES, Inputs, JoinedChunks, auto_chunk, check_argnums,
-                     check_chunk_size, check_complex, check_output, seed_columns)
+                     check_chunk_size, check_complex, check_output, only_row, seed_columns)
 from .primitive import Boxed, EscapedDualError, Tag
 from .progress import check_progress, tracked
 from .replay import REPLAY_BY_DEFAULT, made_before, replayed, replayed_call
@@ -66,7 +66,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool =
     --------
     >>> import numpy as np, dualad
     >>> dualad.jvp(np.sin, (0.0,), (2.0,))
-    (np.float64(0.0), np.float64(2.0))
+    (np.float64(0.0), array(2.))
     >>> f = lambda x: x ** 2
     >>> y, ts = dualad.jvp(f, (np.array([1.0, 3.0]),), (np.eye(2),), batched=True)
     >>> ts
@@ -119,7 +119,7 @@ def _jvp(fun: Callable, primals: Sequence, tangents: Sequence, batched: bool,
     finally:
         tag.live = False
     if not batched:
-        tangent_out = optree.tree_map(lambda t: t[0], tangent_out)
+        tangent_out = optree.tree_map(only_row, tangent_out)
     return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
 
 
@@ -299,7 +299,7 @@ def derivative(fun: Callable, argnums: int = 0, *, order: int = 1,
     --------
     >>> import numpy as np, dualad
     >>> dualad.derivative(np.sin)(0.0)
-    np.float64(1.0)
+    array(1.)
     >>> dualad.derivative(lambda t: np.stack([t, t ** 2]))(3.0)
     array([1., 6.])
     >>> complex(dualad.derivative(lambda z: z ** 3)(1j))

@@ -21,9 +21,9 @@ from . import ops
 from .dual import Dual, as_float_array
 from .primitive import Boxed, EscapedDualError, Primitive, Tag, backend_of
 
-__all__ = ["DEFAULT_CHUNK_BYTES", "Inputs", "JoinedChunks", "auto_chunk", "check_argnums",
-           "check_chunk_size", "check_complex", "check_output", "seed_block", "seed_columns",
-           "unit_vectors"]
+__all__ = ["DEFAULT_CHUNK_BYTES", "Inputs", "JoinedChunks", "as_array", "auto_chunk",
+           "check_argnums", "check_chunk_size", "check_complex", "check_output", "only_row",
+           "seed_block", "seed_columns", "unit_vectors"]
 
 #: Memory budget of the seed block when ``chunk_size`` is not given: a Jacobian
 #: with n inputs carries K = DEFAULT_CHUNK_BYTES // (n · itemsize) seeds per pass
@@ -243,3 +243,17 @@ def _unit_vectors(x, lo: int, hi: int, start: int, stop: int) -> np.ndarray:
 # (stop - start, *x.shape); a primitive so that each backend builds them its own
 # way (JAX in-graph, not as a constant), with no derivative.
 unit_vectors = Primitive("unit_vectors", _unit_vectors)
+
+
+def only_row(t: Any, axes: int = 1) -> Any:
+    """The results of a block of one seed, ``(1, *S)`` (``(1, 1, *S)`` for ``axes=2``),
+    as ``S``: an array even where ``S`` is ``()`` (indexing would give a NumPy scalar),
+    so that every derivative of every transform is an array, as JAX's are. A reshape,
+    which the replay records as the interpreter makes it."""
+    return ops.reshape(t, shape=tuple(np.shape(t))[axes:])
+
+
+def as_array(value: Any) -> Any:
+    """``value``, a transform's result, as an array even where NumPy made it a scalar
+    (a ufunc or reduction of 0-d arrays): two reshapes, which the replay records."""
+    return only_row(ops.reshape(value, shape=(1,) + tuple(np.shape(value))))

@@ -29,6 +29,7 @@ import optree
 
 from . import ops
 from .dual import Dual, align_tangent, as_float_array, elementwise_jvp, fit_tangent
+from .inputs import as_array
 from .primitive import MINUS_ONE, ONE, Primitive, Tag
 from .replay import REPLAY_BY_DEFAULT, replayed
 from .taylor import RowsTag, Series, _Context, _per_coefficient, evaluated, zeros_like
@@ -279,7 +280,7 @@ def laplacian(fun: Callable, argnums: int = 0, *, method: str = "exact",
                           if distribution == "rademacher" else generator.standard_normal(shape))
             weights = np.full(num_samples, 1.0 / num_samples)
         _, sums = _collapsed(fun, args, argnums, directions, weights, seed_placement)
-        return optree.tree_map(lambda s: s * 2, sums)
+        return optree.tree_map(lambda s: as_array(s * 2), sums)
 
     return replayed(delta, fun, argnums, replay and method == "exact")
 
@@ -315,7 +316,7 @@ def hessian_trace(fun: Callable, C: Any, argnums: int = 0, *,
                              f"has {x.size} entries")
         directions = vectors.T.reshape((x.size,) + x.shape)
         _, sums = _collapsed(fun, args, argnums, directions, weights, seed_placement)
-        return optree.tree_map(lambda s: s * 2, sums)
+        return optree.tree_map(lambda s: as_array(s * 2), sums)
 
     return replayed(trace, fun, argnums, replay)
 
@@ -361,7 +362,8 @@ def biharmonic(fun: Callable, argnums: int = 0, *, method: str = "exact",
 
         out, terms = jet(along, (x,), ([v, zeros, zeros, zeros],), batched=True)
         tree = optree.tree_structure(out)
-        return tree.unflatten([np.mean(t[3], axis=0) / 3 for t in tree.flatten_up_to(terms)])
+        return tree.unflatten([as_array(np.mean(t[3], axis=0) / 3)
+                              for t in tree.flatten_up_to(terms)])
 
     return replayed(estimate, fun, argnums, False)
 
@@ -392,6 +394,7 @@ def divergence(fun: Callable, argnums: int = 0, *,
         if np.shape(out) != x.shape:
             raise ValueError(f"divergence: the field's value has shape {np.shape(out)}, its "
                              f"argument {x.shape}: they must be the same")
-        return ops.einsum(ops.reshape(tangent, shape=(x.size, x.size)), subscripts="ii->")
+        return as_array(ops.einsum(ops.reshape(tangent, shape=(x.size, x.size)),
+                                   subscripts="ii->"))
 
     return replayed(div, fun, argnums, replay)

@@ -33,7 +33,7 @@ from .constructors import scope, scoped
 from .dual import Dual, as_float_array, primal_value
 from .forward import split_aux, zeros_like_output
 from .inputs import (Inputs, JoinedChunks, auto_chunk, check_argnums, check_chunk_size,
-                     check_complex, check_output, seed_block)
+                     check_complex, check_output, only_row, seed_block)
 from .linear import LinearVar, Tape, backward
 from .operands import output_of
 from .primitive import Tag
@@ -154,7 +154,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
                                  f"match the output shape {np.shape(primal_value(value))}")
             out_cts.append(c)
         in_cts = _pull_back(tape, out_vars, out_cts, in_vars, inputs, 1)
-        return inputs.unflatten([ops.getitem(c, index=(0,)) for c in in_cts])
+        return inputs.unflatten([only_row(c) for c in in_cts])
 
     primal_out = out_tree.unflatten(primal_leaves)
     return (primal_out, vjp_fn, aux) if has_aux else (primal_out, vjp_fn)
@@ -198,7 +198,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         check_complex([_float_dtype(value)], "grad", "outputs", holomorphic, False)
         one = np.ones(shape, _float_dtype(value))
         in_cts = _pull_back(tape, [var], [one], in_vars, inputs, 1)
-        gradient = inputs.unflatten([ops.getitem(c, index=(0,)) for c in in_cts])
+        gradient = inputs.unflatten([only_row(c) for c in in_cts])
         return ((value, aux) if has_aux else value), gradient
 
     return replayed(value_and_grad_fun, fun, argnums, replay, (value_and_grad, options))

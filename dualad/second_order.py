@@ -27,7 +27,7 @@ from . import ops, parallel
 from .dual import Dual, as_float_array
 from .forward import forward_pass, jacfwd, joined_jacobian, jvp, zeros_like_output
 from .inputs import (Inputs, auto_chunk, check_argnums, check_chunk_size, check_complex,
-                     check_output, seed_block)
+                     check_output, only_row, seed_block)
 from .hyperdual import SeededHyperDual
 from .operands import output_of
 from .primitive import Tag
@@ -302,7 +302,7 @@ def second_derivative(fun: Callable, argnums: int = 0, *,
     --------
     >>> import numpy as np, dualad
     >>> dualad.second_derivative(lambda t: t ** 3)(2.0)
-    np.float64(12.0)
+    array(12.)
     >>> complex(dualad.second_derivative(lambda z: z ** 3)(1j))
     6j
     """
@@ -321,7 +321,7 @@ def second_derivative(fun: Callable, argnums: int = 0, *,
         try:
             out = fun(*args[:argnums], seeded, *args[argnums + 1:])
             return optree.tree_map(
-                lambda o: _second_part(o, tag1, tag2, (1, 1), complex_ok=True)[0, 0], out)
+                lambda o: only_row(_second_part(o, tag1, tag2, (1, 1), complex_ok=True), 2), out)
         finally:
             tag1.live = tag2.live = False
 

@@ -43,6 +43,7 @@ from . import ops
 from .constructors import scoped
 from .dual import (Dual, align_tangent, as_float_array, check_tangent_shape, elementwise_jvp,
                    fit_tangent)
+from .inputs import only_row
 from .primitive import MINUS_ONE, ONE, Boxed, Over, Primitive, Tag
 
 __all__ = ["jet", "JetTag", "RowsTag", "Series"]
@@ -496,7 +497,6 @@ def _read(leaf: Any, tag: JetTag, factorial_scaled: bool, batched: bool
     primal, stacked = read_leaf(leaf, tag, K * B, "jet")
     shape = tuple(np.shape(primal))
     stacked = ops.reshape(fit_tangent(stacked, shape), shape=(B, K) + shape)
-    terms = [stacked[:, k - 1] if batched else stacked[0, k - 1] for k in range(1, K + 1)]
-    terms = [t * math.factorial(k) if factorial_scaled else t
-             for k, t in enumerate(terms, start=1)]
-    return primal, terms
+    terms = [stacked[:, k - 1] * math.factorial(k) if factorial_scaled else stacked[:, k - 1]
+             for k in range(1, K + 1)]
+    return primal, terms if batched else [only_row(t) for t in terms]  # (arrays, even 0-d)

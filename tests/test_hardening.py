@@ -334,3 +334,42 @@ def test_real_and_imag_of_the_seeded_arrays_are_numpys_in_second_order():
         assert_allclose(dualad.hessian(f, mode=mode)(x), expected)
     assert dualad.second_derivative(lambda t: t.real ** 3)(2.0) == 12.0
     assert_allclose(dualad.hvp(f, (x,), (np.ones(2),), mode="hyperdual")[0], 6 * x + 2)
+
+
+_f = lambda x: np.sin(x) * x  # noqa: E731
+_g = lambda v: np.sum(v ** 3 * np.sin(v))  # noqa: E731
+#: name -> (the transform, made with replay on or off; the point)
+SCALAR_RESULTS = {
+    "grad": (lambda r: dualad.grad(_f, replay=r), 2.0),
+    "value_and_grad": (lambda r: lambda x: dualad.value_and_grad(_f, replay=r)(x)[1], 2.0),
+    "derivative": (lambda r: dualad.derivative(_f, replay=r), 2.0),
+    "derivative-2": (lambda r: dualad.derivative(_f, order=2, replay=r), 2.0),
+    "second_derivative": (lambda r: dualad.second_derivative(_f, replay=r), 2.0),
+    "jacfwd": (lambda r: dualad.jacfwd(_f, replay=r), 2.0),
+    "jacrev": (lambda r: dualad.jacrev(_f, replay=r), 2.0),
+    "hessian": (lambda r: dualad.hessian(_f, replay=r), 2.0),
+    "jvp": (lambda r: lambda x: dualad.jvp(_f, (x,), (1.0,), replay=r)[1], 2.0),
+    "vjp": (lambda r: lambda x: dualad.vjp(_f, x)[1](1.0)[0], 2.0),
+    "hvp": (lambda r: lambda x: dualad.hvp(_f, (x,), (1.0,), replay=r)[0], 2.0),
+    "jet": (lambda r: lambda x: dualad.jet(_f, (x,), ([1.0, 0.0],))[1][1], 2.0),
+    "laplacian": (lambda r: dualad.laplacian(_g, replay=r), np.ones(2)),
+    "laplacian-sparse": (lambda r: dualad.laplacian(_g, method="sparse", replay=r),
+                         np.ones(3)),
+    "hessian_trace": (lambda r: dualad.hessian_trace(_g, np.eye(2), replay=r), np.ones(2)),
+    "divergence": (lambda r: dualad.divergence(lambda v: v ** 3 * np.cos(v), replay=r),
+                   np.ones(2)),
+    "grad-of-0d": (lambda r: dualad.grad(_g, replay=r), np.array(1.5)),
+}
+
+
+@pytest.mark.parametrize("name", list(SCALAR_RESULTS))
+def test_every_derivative_of_a_scalar_is_a_0d_array_replayed_or_not(name):
+    """JAX's rule: a derivative is an array, ``array(5.5)``, never ``np.float64(5.5)``;
+    the replayed calls hand out the interpreter's types bit for bit."""
+    make, x = SCALAR_RESULTS[name]
+    expected = make(False)(x)
+    assert type(expected) is np.ndarray and expected.shape == ()
+    replayed = make(True)
+    for _ in range(40):
+        got = replayed(x)
+        assert type(got) is np.ndarray and got.shape == () and got.tobytes() == expected.tobytes()

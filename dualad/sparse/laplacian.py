@@ -29,6 +29,7 @@ import optree
 from scipy import sparse
 
 from ..dual import as_float_array, primal_value
+from ..inputs import as_array
 from ..operators import _collapsed, _scalar_input
 from ..replay import REPLAY_BY_DEFAULT
 from . import coloring
@@ -103,7 +104,7 @@ class SparseLaplacian(_Checked):
 
     def _interpret(self, fun: Callable, *args: Any) -> Any:
         _, sums = _collapsed(fun, args, self.argnum, self.directions, np.ones(self.passes))
-        return optree.tree_map(lambda s: s * 2, sums)
+        return optree.tree_map(lambda s: as_array(s * 2), sums)
 
 
 def _primal_args(args: tuple, argnum: int) -> tuple:
