@@ -24,6 +24,7 @@ from .taylor import jet
 from .tensors import derivative_tensor
 from .operators import biharmonic, divergence, hessian_trace, laplacian
 from .ensembles import ensemble
+from .pytrees import register_dataclass, register_pytree_node
 from . import testing  # noqa: E402,I001  (dualad.testing.check_grads; hypothesis stays optional)
 from .primitive import Primitive, Tag, register_function
 
@@ -55,6 +56,8 @@ __all__ = [
     "hessian_sparsity",
     "jacobian_sparsity",
     "primal_value",
+    "register_dataclass",
+    "register_pytree_node",
     "register_function",
     "second_derivative",
     "sparse_hessian",

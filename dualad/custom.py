@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import optree
 
+from .pytrees import tree_leaves, tree_map
 from . import ops
 from .dual import Dual, without_tag
 from .primitive import (_FOREIGN_ARRAY_TYPES, Boxed, Primitive, Tag, backend_of,
@@ -217,13 +217,13 @@ def _on_any_backend(rule: Callable) -> Callable:
     rule table and so to JAX's kernels. NumPy arrays reach it unchanged."""
 
     def run(*args, **params):
-        leaves = optree.tree_leaves(args)
+        leaves = tree_leaves(args)
         if backend_of(leaves) == "numpy":
             return rule(*args, **params)
         tag = _KernelTag()
-        args = optree.tree_map(
+        args = tree_map(
             lambda a: _zero_seed(a, tag) if backend_of((a,)) != "numpy" else a, args)
-        return optree.tree_map(lambda out: without_tag(out, tag), rule(*args, **params))
+        return tree_map(lambda out: without_tag(out, tag), rule(*args, **params))
 
     return functools.wraps(rule)(run)
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import optree
 
+from .pytrees import tree_flatten, tree_structure
 from .parallel import Dispatch, signature, too_few
 from .progress import check_progress, tracked
 
@@ -67,7 +67,7 @@ def ensemble(fun: Callable, xs: Any, *, executor: Any = None, batch_size: int | 
     >>> bool(np.array_equal(Js[4], jac(points[4])))
     True
     """
-    leaves, tree = optree.tree_flatten(xs)
+    leaves, tree = tree_flatten(xs)
     leaves = [np.asarray(x) for x in leaves]
     if not leaves or any(np.ndim(x) == 0 for x in leaves):
         raise ValueError("ensemble needs points along a leading axis: an array (or a "
@@ -125,6 +125,6 @@ def _batch(fun: Callable, payload: None, batch: tuple) -> list:
 
 
 def _stacked(results: list) -> Any:
-    tree = optree.tree_structure(results[0])
+    tree = tree_structure(results[0])
     columns = zip(*(tree.flatten_up_to(r) for r in results))
     return tree.unflatten([np.stack(column) for column in columns])

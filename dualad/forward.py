@@ -14,12 +14,12 @@ from typing import Any
 import functools
 
 import numpy as np
-import optree
 
+from .pytrees import tree_flatten, tree_map, tree_structure
 from .constructors import scope, scoped
 from . import ops, parallel
-from .dual import (Dual, as_float_array, check_tangent_shape, from_objects, primal_value,
-                   without_tag)
+from .dual import Dual, as_float_array, from_objects, primal_value, without_tag
+from .tangents import check_tangent_shape
 from .operands import output_of
 from .inputs import (DEFAULT_CHUNK_BYTES, Inputs, JoinedChunks, auto_chunk, check_argnums,
                      check_chunk_size, check_complex, check_output, only_row, seed_columns)
@@ -88,8 +88,8 @@ def _jvp_with(batched: bool, has_aux: bool) -> Callable:
 
 def _jvp(fun: Callable, primals: Sequence, tangents: Sequence, batched: bool,
          has_aux: bool) -> tuple:
-    p_leaves, p_tree = optree.tree_flatten(tuple(primals))
-    t_leaves, t_tree = optree.tree_flatten(tuple(tangents))
+    p_leaves, p_tree = tree_flatten(tuple(primals))
+    t_leaves, t_tree = tree_flatten(tuple(tangents))
     if p_tree != t_tree:
         raise ValueError(f"primals and tangents must have the same structure, got "
                          f"{p_tree} and {t_tree}")
@@ -119,7 +119,7 @@ def _jvp(fun: Callable, primals: Sequence, tangents: Sequence, batched: bool,
     finally:
         tag.live = False
     if not batched:
-        tangent_out = optree.tree_map(only_row, tangent_out)
+        tangent_out = tree_map(only_row, tangent_out)
     return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
 
 
@@ -249,7 +249,7 @@ def forward_pass(fun: Callable, inputs: Inputs, start: int, stop: int, has_aux: 
         out = inputs.call(fun, [seed_columns(x, lo, hi, start, stop, tag, seed_placement)
                                 for x, lo, hi in inputs.spans()])
         out, aux = split_aux(out, has_aux, tag)
-        out_leaves, out_tree = optree.tree_flatten(out)
+        out_leaves, out_tree = tree_flatten(out)
         if holomorphic:
             check_complex([np.result_type(primal_value(o)) for o in out_leaves],
                           "jacfwd", "outputs", True, True)
@@ -345,8 +345,8 @@ def _derivative_of_order(fun: Callable, argnums: int, order: int) -> Callable:
 
         out, terms = jet(along, (x,), ([np.ones((), x.dtype)] + [np.zeros((), x.dtype)]
                                        * (order - 1),))
-        return optree.tree_structure(out).unflatten(
-            [t[-1] for t in optree.tree_structure(out).flatten_up_to(terms)])
+        return tree_structure(out).unflatten(
+            [t[-1] for t in tree_structure(out).flatten_up_to(terms)])
 
     return deriv
 
@@ -363,7 +363,7 @@ def split_aux(out: Any, has_aux: bool, tag: Tag) -> tuple[Any, Any]:
         raise TypeError(f"has_aux=True needs a function returning a pair (output, aux), "
                         f"got {type(out).__name__}")
     out, aux = out
-    return out, optree.tree_map(lambda o: without_tag(_live(from_objects(o)), tag), aux)
+    return out, tree_map(lambda o: without_tag(_live(from_objects(o)), tag), aux)
 
 
 def _live(o: Any) -> Any:
@@ -389,7 +389,7 @@ def read_leaf(o: Any, tag: Tag, seeds: int, transform: str = "jacfwd") -> tuple[
 
 def _read_output(out: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
     """Split a pytree of outputs into primals and tangents of ``tag``."""
-    leaves, tree = optree.tree_flatten(out)
+    leaves, tree = tree_flatten(out)
     pairs = [read_leaf(o, tag, seeds, "jvp") for o in leaves]
     return tree.unflatten([p for p, _ in pairs]), tree.unflatten([t for _, t in pairs])
 

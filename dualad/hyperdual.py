@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from . import ops
-from .dual import Dual, as_float_array, check_tangent_shape
+from .dual import Dual, as_float_array
+from .tangents import check_tangent_shape
 from .primitive import MINUS_ONE, ONE, Boxed, Over, Tag
 
 __all__ = ["HyperDual", "SeededHyperDual"]

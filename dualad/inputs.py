@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import optree
 
+from .pytrees import tree_flatten
 from . import ops
 from .dual import Dual, as_float_array
 from .primitive import Boxed, EscapedDualError, Primitive, Tag, backend_of
@@ -132,7 +132,7 @@ class Inputs:
                                  "positional arguments")
         self.args = args
         diff = args[self.argnums[0]] if self.single else tuple(args[i] for i in self.argnums)
-        leaves, self.tree = optree.tree_flatten(diff)
+        leaves, self.tree = tree_flatten(diff)
         self.leaves = [as_float_array(x, complex_ok=True) for x in leaves]
         check_complex([x.dtype for x in self.leaves], transform or "this transform", "inputs",
                       holomorphic, complex_ok)

@@ -25,10 +25,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import optree
 
+from .pytrees import tree_flatten, tree_map, tree_structure
 from . import ops
-from .dual import Dual, align_tangent, as_float_array, elementwise_jvp, fit_tangent
+from .dual import Dual, as_float_array
+from .tangents import align_tangent, fit_tangent
 from .inputs import as_array
 from .primitive import MINUS_ONE, ONE, Primitive, Tag
 from .replay import REPLAY_BY_DEFAULT, replayed
@@ -165,7 +166,7 @@ def _collapsed(fun: Callable, args: tuple, argnum: int, directions: np.ndarray,
     try:
         out = fun(*call)
         from .forward import read_leaf
-        leaves, tree = optree.tree_flatten(out)
+        leaves, tree = tree_flatten(out)
         pairs = [read_leaf(leaf, tag, D + 1, "laplacian") for leaf in leaves]
     finally:
         tag.live = False
@@ -280,7 +281,7 @@ def laplacian(fun: Callable, argnums: int = 0, *, method: str = "exact",
                           if distribution == "rademacher" else generator.standard_normal(shape))
             weights = np.full(num_samples, 1.0 / num_samples)
         _, sums = _collapsed(fun, args, argnums, directions, weights, seed_placement)
-        return optree.tree_map(lambda s: as_array(s * 2), sums)
+        return tree_map(lambda s: as_array(s * 2), sums)
 
     return replayed(delta, fun, argnums, replay and method == "exact")
 
@@ -316,7 +317,7 @@ def hessian_trace(fun: Callable, C: Any, argnums: int = 0, *,
                              f"has {x.size} entries")
         directions = vectors.T.reshape((x.size,) + x.shape)
         _, sums = _collapsed(fun, args, argnums, directions, weights, seed_placement)
-        return optree.tree_map(lambda s: as_array(s * 2), sums)
+        return tree_map(lambda s: as_array(s * 2), sums)
 
     return replayed(trace, fun, argnums, replay)
 
@@ -361,7 +362,7 @@ def biharmonic(fun: Callable, argnums: int = 0, *, method: str = "exact",
             return fun(*args[:argnums], z, *args[argnums + 1:])
 
         out, terms = jet(along, (x,), ([v, zeros, zeros, zeros],), batched=True)
-        tree = optree.tree_structure(out)
+        tree = tree_structure(out)
         return tree.unflatten([as_array(np.mean(t[3], axis=0) / 3)
                               for t in tree.flatten_up_to(terms)])
 

@@ -50,8 +50,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import optree
 
+from .pytrees import tree_leaves
 from .primitive import Boxed
 from .progress import Progress, check_progress, tracked
 
@@ -416,7 +416,7 @@ def _unit(work: Callable, fun: Callable, payload: Any, unit: Any, pickled: bool)
     """One unit in a worker: its result, or the exception it raised (a _Failure)."""
     try:
         result = work(fun, payload, unit)
-        if any(isinstance(leaf, Boxed) for leaf in optree.tree_leaves(result)):
+        if any(isinstance(leaf, Boxed) for leaf in tree_leaves(result)):
             raise TypeError(_NESTED)
         return result
     except Exception as error:

@@ -28,6 +28,7 @@ import time
 import numpy as np
 import optree
 
+from .pytrees import tree_flatten
 from . import ops, parallel
 from .constructors import scope, scoped
 from .dual import Dual, as_float_array, primal_value
@@ -57,7 +58,7 @@ def _linearize(fun: Callable, inputs: Inputs, nan_safe: bool, has_aux: bool,
     try:
         out = inputs.call(fun, [Dual._new(x, v, tag) for x, v in zip(inputs.leaves, in_vars)])
         out, aux = split_aux(out, has_aux, tag)
-        out_leaves, out_tree = optree.tree_flatten(out)
+        out_leaves, out_tree = tree_flatten(out)
         primals, out_vars = _read_linear(out_leaves, tag, transform)
     finally:
         tag.live = False
@@ -139,7 +140,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
         fun, inputs, nan_safe, has_aux, "vjp")
 
     def vjp_fn(ct: Any) -> tuple:
-        ct_leaves, ct_tree = optree.tree_flatten(ct)
+        ct_leaves, ct_tree = tree_flatten(ct)
         if ct_tree != out_tree:
             raise ValueError(f"the cotangent must have the structure of the output, "
                              f"{out_tree}, got {ct_tree}")

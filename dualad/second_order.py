@@ -20,8 +20,8 @@ from typing import Any
 import functools
 
 import numpy as np
-import optree
 
+from .pytrees import tree_flatten, tree_map, tree_structure
 from .constructors import scope, scoped
 from . import ops, parallel
 from .dual import Dual, as_float_array
@@ -260,7 +260,7 @@ def _hvp(fun: Callable, primals: Sequence, tangents: Sequence, mode: str,
         return jvp(grad(fun, argnums=every, replay=False), tuple(primals), tuple(tangents),
                    replay=False)[1]
     inputs = Inputs(tuple(primals), tuple(range(len(primals))), "hvp", None)
-    t_leaves, t_tree = optree.tree_flatten(tuple(tangents))
+    t_leaves, t_tree = tree_flatten(tuple(tangents))
     if t_tree != inputs.tree:
         raise ValueError(f"primals and tangents must have the same structure, got "
                          f"{inputs.tree} and {t_tree}")
@@ -320,7 +320,7 @@ def second_derivative(fun: Callable, argnums: int = 0, *,
         seeded = SeededHyperDual._assemble(x, one, one, None, tag1, tag2, (1, 1))
         try:
             out = fun(*args[:argnums], seeded, *args[argnums + 1:])
-            return optree.tree_map(
+            return tree_map(
                 lambda o: only_row(_second_part(o, tag1, tag2, (1, 1), complex_ok=True), 2), out)
         finally:
             tag1.live = tag2.live = False
@@ -352,7 +352,7 @@ def _gradient_of_leaves(fun: Callable, inputs: Inputs) -> tuple[Callable, list]:
 
     def of_leaves(*leaves):
         out = inputs.call(fun, list(leaves))
-        structures.append(optree.tree_structure(out))
+        structures.append(tree_structure(out))
         return out
 
     every = tuple(range(len(inputs.leaves)))
@@ -391,7 +391,7 @@ def _hyperdual_pass(fun, inputs: Inputs, rows1, rows2, place=None):
               for x, lo, hi in inputs.spans()]
     seeds = (e1 - s1, e2 - s2)
     try:
-        out_leaves, out_tree = optree.tree_flatten(inputs.call(fun, seeded))
+        out_leaves, out_tree = tree_flatten(inputs.call(fun, seeded))
         return [_second_part(o, tag1, tag2, seeds) for o in out_leaves], out_tree
     finally:
         tag1.live = tag2.live = False

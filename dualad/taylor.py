@@ -37,12 +37,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import optree
 
+from .pytrees import tree_flatten
 from . import ops
 from .constructors import scoped
-from .dual import (Dual, align_tangent, as_float_array, check_tangent_shape, elementwise_jvp,
-                   fit_tangent)
+from .dual import Dual, as_float_array
+from .tangents import align_tangent, check_tangent_shape, elementwise_jvp, fit_tangent
 from .inputs import only_row
 from .primitive import MINUS_ONE, ONE, Boxed, Over, Primitive, Tag
 
@@ -472,7 +472,7 @@ def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bo
                               tag))
     try:
         out = fun(*jets)
-        leaves, tree = optree.tree_flatten(out)
+        leaves, tree = tree_flatten(out)
         pairs = [_read(leaf, tag, factorial_scaled, batched) for leaf in leaves]
     finally:
         tag.live = False

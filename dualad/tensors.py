@@ -22,8 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import optree
 
+from .pytrees import tree_structure
 from .dual import as_float_array
 from .inputs import check_argnums
 from .taylor import jet
@@ -73,7 +73,7 @@ def derivative_tensor(fun: Callable, order: int, argnums: int = 0, *,
 
         out, terms = jet(along, (x,), ([seeds] + [zeros] * (d - 1),),
                          factorial_scaled=False, batched=True, seed_placement=seed_placement)
-        tree = optree.tree_structure(out)
+        tree = tree_structure(out)
 
         def assembled(value: Any, leaf_terms: list) -> Any:
             shape = tuple(np.shape(value))

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from . import ops
-from .dual import Dual, backend_of, fit_tangent, primal_value
+from .dual import Dual, backend_of, primal_value
+from .tangents import fit_tangent
 
 
 def store(x: Dual, index_tuple: tuple, value: Any) -> None:

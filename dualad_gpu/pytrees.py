@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import jax
 
-from dualad import Dual, HyperDual
+from dualad import Dual, HyperDual, pytrees
 
 
 def _flatten_dual(x: Dual):
@@ -34,10 +34,26 @@ def _unflatten_hyperdual(aux, children) -> HyperDual:
 
 
 def register() -> None:
-    """Register both types with ``jax.tree_util`` (once)."""
+    """Register both types with ``jax.tree_util`` (once), and the classes registered
+    with dualad (:mod:`dualad.pytrees`), now and from now on."""
     for cls, flatten, unflatten in ((Dual, _flatten_dual, _unflatten_dual),
-                                    (HyperDual, _flatten_hyperdual, _unflatten_hyperdual)):
-        try:
-            jax.tree_util.register_pytree_node(cls, flatten, unflatten)
-        except ValueError:  # already registered, e.g. by an earlier import
-            pass
+                                    (HyperDual, _flatten_hyperdual, _unflatten_hyperdual),
+                                    *((c, *f) for c, f in list(pytrees.REGISTERED.items()))):
+        _with_jax(cls, flatten, unflatten)
+    if _with_jax not in pytrees.LISTENERS:
+        pytrees.LISTENERS.append(_with_jax)
+
+
+def _with_jax(cls: type, flatten, unflatten) -> None:
+    try:
+        jax.tree_util.register_pytree_node(cls, flatten, unflatten)
+    except ValueError:  # already registered, e.g. by an earlier import
+        pass
+
+
+def registers_new_classes(args: tuple) -> bool:
+    """Whether flattening ``args`` as dualad does registered a class (a dataclass met
+    for the first time): then JAX knows it too, and a call it refused can be retried."""
+    before = len(pytrees.REGISTERED)
+    pytrees.tree_flatten(args)
+    return len(pytrees.REGISTERED) > before

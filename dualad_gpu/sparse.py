@@ -25,11 +25,11 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optree
 from jax.experimental import sparse as jsparse
 from scipy import sparse
 
 import dualad
+from dualad.pytrees import tree_leaves, tree_map, tree_structure
 from dualad import Dual
 from dualad.sparse.transforms import MODES, SparseHessian, SparseJacobian, _with_arg
 
@@ -132,7 +132,7 @@ def _on_host(args: tuple) -> tuple:
                             "is compiled already)")
         return np.asarray(a) if isinstance(a, jax.Array) else a
 
-    return optree.tree_map(host, args, none_is_leaf=True)
+    return tree_map(host, args, none_is_leaf=True)
 
 
 def _abstract(a: Any) -> Any:
@@ -220,8 +220,8 @@ class _Call:
     def __init__(self, name: str, options: tuple, fun: Callable, sparsity: Any,
                  args: tuple) -> None:
         self.name, self.options, self.fun, self.sparsity = name, options, fun, sparsity
-        self.signature = (optree.tree_structure(args, none_is_leaf=True),
-                          tuple(map(_abstract, optree.tree_leaves(args, none_is_leaf=True))))
+        self.signature = (tree_structure(args, none_is_leaf=True),
+                          tuple(map(_abstract, tree_leaves(args, none_is_leaf=True))))
         self.walk()
 
     def walk(self) -> None:

@@ -29,13 +29,14 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optree
 
 import dualad
+from dualad.pytrees import tree_leaves, tree_map
 from dualad import Dual
 from dualad.primitive import NeedsHost, Tag
 
 from .cache import LRUCache, state_key
+from .pytrees import registers_new_classes
 from .sharding import default_mesh, seed_placement
 
 __all__ = ["jvp", "jacfwd", "jacobian", "hessian", "hvp", "grad", "value_and_grad", "vjp",
@@ -102,7 +103,7 @@ def _strip(x: Any, tag: ValueTag) -> Any:
 
 
 def _strip_tree(tree: Any, tag: ValueTag) -> Any:
-    return optree.tree_map(lambda x: _strip(x, tag), tree, none_is_leaf=True)
+    return tree_map(lambda x: _strip(x, tag), tree, none_is_leaf=True)
 
 
 def _with_values_as_duals(fun: Callable, tag: ValueTag) -> Callable:
@@ -110,7 +111,7 @@ def _with_values_as_duals(fun: Callable, tag: ValueTag) -> Callable:
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
-        args, kwargs = optree.tree_map(lambda a: _as_value_dual(a, tag), (args, kwargs))
+        args, kwargs = tree_map(lambda a: _as_value_dual(a, tag), (args, kwargs))
         return _strip_tree(fun(*args, **kwargs), tag)
 
     return wrapped
@@ -146,9 +147,9 @@ class _Entry:
 
     def on_the_host(self, fun: Callable, args: tuple) -> Any:
         """``make(fun, on_host=True)`` on host copies of ``args``, as JAX arrays."""
-        out = self.make(fun, on_host=True)(*optree.tree_map(_to_host, args))
+        out = self.make(fun, on_host=True)(*tree_map(_to_host, args))
         with jax.enable_x64(True):
-            return optree.tree_map(_to_device, out)
+            return tree_map(_to_device, out)
 
 
 def _to_host(a: Any) -> Any:
@@ -157,7 +158,7 @@ def _to_host(a: Any) -> Any:
 
 def _traced(args: tuple) -> bool:
     """Whether ``args`` hold JAX tracers (Duals' parts included)."""
-    for a in optree.tree_leaves(args):
+    for a in tree_leaves(args):
         while isinstance(a, Dual):
             a = a.primal
         if isinstance(a, jax.core.Tracer):
@@ -222,7 +223,12 @@ def _run(entry: _Entry, kind: str, options: tuple, fun: Callable, *args: Any) ->
 
 def _call(kind: str, options: tuple, fun: Callable, make: Callable[..., Callable],
           *args: Any) -> Any:
-    return _run(_entry(kind, options, fun, make), kind, options, fun, *args)
+    try:
+        return _run(_entry(kind, options, fun, make), kind, options, fun, *args)
+    except TypeError:  # (jax.jit refuses an argument it cannot flatten, before tracing)
+        if not registers_new_classes(args):  # a dataclass, as dualad takes it: once more
+            raise
+        return _run(_entry(kind, options, fun, make), kind, options, fun, *args)
 
 
 def _transform(kind: str, options: tuple, fun: Callable,

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import optree
 
+from ..pytrees import tree_flatten, tree_leaves, tree_structure
 from ..dual import Dual
 from ..fillable import resolved_tree
 from .. import progress
@@ -240,7 +241,7 @@ class Replayed:
                 parts.append(kind)
                 leaves.append(arg)
             else:
-                found, tree = optree.tree_flatten(arg)
+                found, tree = tree_flatten(arg)
                 part = [tree] + [_leaf_signature(leaf) for leaf in found]
                 if None in part:
                     return None, []
@@ -266,7 +267,7 @@ class Replayed:
         """A function putting new leaves in the places of the differentiated ones
         (the other arguments stay the same objects)."""
         positions = list(self._positions(args))
-        trees = [None if type(args[i]) in _FLAT else optree.tree_structure(args[i])
+        trees = [None if type(args[i]) in _FLAT else tree_structure(args[i])
                  for i in positions]
 
         def put(new: list) -> tuple:
@@ -346,7 +347,7 @@ class Replayed:
             return session.finish_interpreting(seen["out"])
         finally:
             session.finish()
-        result_leaves, result_tree = optree.tree_flatten(result)
+        result_leaves, result_tree = tree_flatten(result)
         plain = result_tree.unflatten([_plain(leaf) for leaf in result_leaves])
         try:
             if not seen:
@@ -385,7 +386,7 @@ class Replayed:
                 out = self.body(hook, *put(traced))
         except Exception as error:
             raise Unreplayable(f"the recording's twin raised {error!r}") from None
-        if not same_recording(recorder, result_leaves, twin, optree.tree_leaves(out)):
+        if not same_recording(recorder, result_leaves, twin, tree_leaves(out)):
             raise Unreplayable("a recorded value was read where the recording cannot see")
 
     # -- replaying -------------------------------------------------------------------------
@@ -502,7 +503,7 @@ def _accepting(key: tuple, positions: Sequence[int], others: Sequence[int]
         if _leaf_check(f"a{i}", part, namespace, lines):
             names.append(f"a{i}")
         elif (type(part) is tuple and part and type(part[0]) is optree.PyTreeSpec
-              and part[0] == optree.tree_structure((0,) * (len(part) - 1))):
+              and part[0] == tree_structure((0,) * (len(part) - 1))):
             # a tuple of leaves (jvp's primals and tangents)
             lines.append(f"    if type(a{i}) is not tuple or len(a{i}) != {len(part) - 1}: "
                          "return None")
@@ -560,7 +561,7 @@ def _live_arguments(fargs: tuple, traced_args: tuple, session: Session) -> tuple
             live_args.append(a)
             spec.append(("arg", i))
             continue
-        leaves, tree = optree.tree_flatten(a)
+        leaves, tree = tree_flatten(a)
         lives = []
         for leaf in leaves:
             if not isinstance(leaf, Dual):

@@ -26,8 +26,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import optree
 
+from ..pytrees import tree_flatten
 from ..dual import Dual
 from ..fillable import holds_fillable, resolved_tree
 from ..hyperdual import HyperDual, SeededHyperDual
@@ -571,7 +571,7 @@ class Session:
 
     def unwrapped(self, out: Any) -> Any:
         """The function's output with the interpreter's Duals for the Live values."""
-        leaves, tree = optree.tree_flatten(out, none_is_leaf=True)
+        leaves, tree = tree_flatten(out, none_is_leaf=True)
         return tree.unflatten([self._unwrap(leaf) for leaf in leaves])
 
     def finish(self) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import optree
 
+from ..pytrees import tree_flatten
 from .direct import Code, direct_code
 from .live import BINARY, MISS, UNARY, Live, Session, Step
 from .operations import Operation, argument_leaves
@@ -343,7 +344,7 @@ class Recording:
         if self.single_output is not None:
             return type(out) is Live and out._index == self.single_output \
                 and out._session is session
-        leaves, tree = optree.tree_flatten(out, none_is_leaf=True)
+        leaves, tree = tree_flatten(out, none_is_leaf=True)
         expected_tree, expected = self.output
         return tree == expected_tree and len(leaves) == len(expected) and all(
             matches(e, v, session) for e, v in zip(expected, leaves))
@@ -517,6 +518,6 @@ def _condition(expr: str, expected: Any, emitter: Emitter, own: int, loads: list
 
 
 def output_template(out: Any, session: Session) -> tuple:
-    leaves, tree = optree.tree_flatten(out, none_is_leaf=True)
+    leaves, tree = tree_flatten(out, none_is_leaf=True)
     return tree, [template(leaf, session) for leaf in leaves]
 

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import optree
 
+from ..pytrees import tree_leaves
 from .templates import ArgRef, Bits, FloatIn, LiveRef, Named, NewLive, Objects, Static
 
 __all__ = ["PROPERTIES", "call_operation", "duals_of", "replay_steps", "replay_log", "rebuild",
@@ -48,7 +48,7 @@ def duals_of(fargs: tuple, spec: list) -> dict:
     duals, at = {}, 0
     for a, item in zip(fargs, spec):
         if item[0] == "tree":
-            for leaf in optree.tree_leaves(a):
+            for leaf in tree_leaves(a):
                 duals[at] = leaf
                 at += 1
     return duals

@@ -16,8 +16,8 @@ import struct
 from typing import Any
 
 import numpy as np
-import optree
 
+from ..pytrees import tree_flatten
 from ..primitive import (ENTRY_POINTS, FUNCTION_HANDLERS, STATIC_OBJECTS, USER_FUNCTIONS,
                          Primitive)
 from .operations import argument_leaves
@@ -243,8 +243,8 @@ def changed_floats(expected: Any, value: Any, session: Any) -> list[int] | None:
 
 def identical(a: Any, b: Any) -> bool:
     """Whether two pytrees of results are the same bit for bit (types, dtypes, shapes)."""
-    a_leaves, a_tree = optree.tree_flatten(a)
-    b_leaves, b_tree = optree.tree_flatten(b)
+    a_leaves, a_tree = tree_flatten(a)
+    b_leaves, b_tree = tree_flatten(b)
     if a_tree != b_tree:
         return False
     for x, y in zip(a_leaves, b_leaves):

@@ -23,7 +23,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..dual import align_tangent, fit_tangent, primal_value
+from ..dual import primal_value
+from ..tangents import align_tangent, fit_tangent
 from ..primitive import (MINUS_ONE, NON_DIFFERENTIABLE, ONE, UFUNC_HANDLERS, Over, Primitive,
                          implements, register_function)
 

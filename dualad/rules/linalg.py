@@ -17,7 +17,8 @@ import string
 
 import numpy as np
 
-from ..dual import align_tangent, primal_value
+from ..dual import primal_value
+from ..tangents import align_tangent
 from ..primitive import COMPLEX_FUNCTIONS, Primitive, implements, register_function
 from .elementwise import add, multiply, negative, subtract, where
 from .linalg_complex import conj, hermitian_part, is_complex, mH, real

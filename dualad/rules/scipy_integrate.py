@@ -41,8 +41,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import optree
 
+from ..pytrees import tree_leaves
 from ..dual import primal_value
 from ..fillable import resolved_tree
 from ..operands import holds_box
@@ -464,7 +464,7 @@ def odeint(func: Callable, y0: Any, t: Any, args: tuple = (), Dfun: Callable | N
         args = (args,)
     y0, t, args = resolved_tree((y0, t, args))
     rebuild, closed = lifted(func)
-    if not (closed or holds_box(optree.tree_leaves((y0, t, args)))):
+    if not (closed or holds_box(tree_leaves((y0, t, args)))):
         return _original_odeint()(refusing_duals(func, "scipy.integrate.odeint: func"), y0,
                                   t, args=args, Dfun=Dfun,
                                   col_deriv=col_deriv, full_output=full_output, **options)

@@ -37,8 +37,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import optree
 
+from ..pytrees import tree_leaves
 from ..dual import primal_value
 from ..fillable import resolved_tree
 from ..operands import as_operand
@@ -145,7 +145,7 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: Any = "RK45", t_eval:
     if t_eval is not None:
         t_eval = as_operand(resolved_tree(t_eval))
     rebuild, leaves = lifted((fun, args))  # (for the derivative: copies where need be)
-    if backend_of(optree.tree_leaves(_primal_tree((leaves, y0, tuple(t_span))))) != "numpy":
+    if backend_of(tree_leaves(_primal_tree((leaves, y0, tuple(t_span))))) != "numpy":
         raise NeedsHost("scipy.integrate.solve_ivp runs SciPy's solver on NumPy values, "
                         "on the host: it met JAX values (jax.jit)")
     # SciPy's solve on plain values (see _Watched)

@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..dual import align_tangent, as_operand, primal_value
+from ..dual import as_operand, primal_value
+from ..tangents import align_tangent
 from ..primitive import Primitive
 from .elementwise import where
 from .linalg import matmul

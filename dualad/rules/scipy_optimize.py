@@ -46,8 +46,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import optree
 
+from ..pytrees import tree_leaves, tree_map
 from ..dual import Dual, as_operand, primal_value
 from ..fillable import resolved_tree
 from ..hyperdual import HyperDual
@@ -60,7 +60,7 @@ _MODULE = "scipy.optimize"
 
 
 def _holds_box(tree: Any) -> bool:
-    return holds_box(optree.tree_leaves(tree))  # (dicts too: least_squares' kwargs)
+    return holds_box(tree_leaves(tree))  # (dicts too: least_squares' kwargs)
 
 
 def _primal_tree(tree: Any) -> Any:
@@ -69,8 +69,8 @@ def _primal_tree(tree: Any) -> Any:
     tree = resolved_tree(tree)
     if not _holds_box(tree):
         return tree
-    tree = optree.tree_map(primal_value, tree)
-    _on_the_host(optree.tree_leaves(tree))
+    tree = tree_map(primal_value, tree)
+    _on_the_host(tree_leaves(tree))
     return tree
 
 
@@ -107,7 +107,7 @@ class _Watched:
         if _holds_box(out):
             self.boxed = True
             out = _primal_tree(out)
-            _on_the_host(optree.tree_leaves(out))
+            _on_the_host(tree_leaves(out))
         return out
 
 

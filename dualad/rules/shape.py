@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dual import Dual, align_tangent, primal_value
+from ..dual import Dual, primal_value
+from ..tangents import align_tangent
 from ..primitive import Primitive, implements, register_function
 from .elementwise import where
 

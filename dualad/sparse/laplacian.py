@@ -25,9 +25,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import optree
 from scipy import sparse
 
+from ..pytrees import tree_leaves, tree_map
 from ..dual import as_float_array, primal_value
 from ..inputs import as_array
 from ..operators import _collapsed, _scalar_input
@@ -44,7 +44,7 @@ def _summed(fun: Callable) -> Callable:
     """A scalar whose Hessian pattern is the union of those of ``fun``'s output leaves
     (a sum: dependencies are unions, whatever the values)."""
     def total(*args: Any, **kwargs: Any) -> Any:
-        leaves = optree.tree_leaves(fun(*args, **kwargs))
+        leaves = tree_leaves(fun(*args, **kwargs))
         parts = [np.real(leaf) + np.imag(leaf) if np.iscomplexobj(primal_value(leaf))
                  else leaf for leaf in leaves]
         return sum((np.sum(part) for part in parts), start=0.0)
@@ -104,7 +104,7 @@ class SparseLaplacian(_Checked):
 
     def _interpret(self, fun: Callable, *args: Any) -> Any:
         _, sums = _collapsed(fun, args, self.argnum, self.directions, np.ones(self.passes))
-        return optree.tree_map(lambda s: as_array(s * 2), sums)
+        return tree_map(lambda s: as_array(s * 2), sums)
 
 
 def _primal_args(args: tuple, argnum: int) -> tuple:

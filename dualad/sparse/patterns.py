@@ -36,7 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from ..dual import Dual, elementwise_jvp
+from ..dual import Dual
+from ..tangents import elementwise_jvp
 from ..primitive import Boxed, Primitive, Tag
 from ..linear import TangentOperators, abstract_eval
 from ..rules import complex_numbers as _complex

@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import optree
 
+from ..pytrees import tree_leaves, tree_map, tree_structure
 from ..forward import jvp
 from ..reverse import vjp
 
@@ -105,8 +105,8 @@ def check_grads(f: Callable, args: Sequence, order: int = 2,
     bad = [m for m in modes if m not in _MODES]
     if bad or not modes:
         raise ValueError(f"modes must be a non-empty selection of {_MODES}, got {modes!r}")
-    args = tuple(optree.tree_map(_as_float, tuple(args)))
-    leaves = optree.tree_leaves(args)
+    args = tuple(tree_map(_as_float, tuple(args)))
+    leaves = tree_leaves(args)
     if atol is None or rtol is None:
         default = max((DEFAULT_TOLERANCE.get(x.dtype, 1e-5) for x in leaves), default=1e-5)
         atol = default if atol is None else atol
@@ -156,10 +156,10 @@ class _Checker:
     def check_vjp(self, f, args, u, v, level, what) -> None:
         out, pullback = vjp(f, *args)
         ct = pullback(u)
-        v_leaves = optree.tree_leaves(v)
+        v_leaves = tree_leaves(v)
         ct_leaves = _cotangent_leaves(ct, args)
         ip_rev, mag_rev = _inner(ct_leaves, v_leaves)          # ⟨Jᵀu, v⟩
-        u_leaves = optree.tree_leaves(u)
+        u_leaves = tree_leaves(u)
         _, tangent = jvp(f, args, v)
         jv = _float_leaves(tangent, like=u_leaves, out=out)
         ip_fwd, mag_fwd = _inner(u_leaves, jv)                   # ⟨u, J v⟩ by jvp
@@ -187,19 +187,19 @@ class _Checker:
             if x.dtype.kind != "f":
                 return np.zeros(x.shape)
             return np.asarray(self.rng.standard_normal(x.shape), x.dtype)
-        return optree.tree_map(draw, tree)
+        return tree_map(draw, tree)
 
     def central_difference(self, f, args, v) -> list:
         """The five-point central difference of every float output leaf, in float64
         (complex128 for complex leaves)."""
-        x64 = optree.tree_leaves(optree.tree_map(_to64, args))
-        v64 = optree.tree_leaves(optree.tree_map(_to64, v))
-        treedef = optree.tree_structure(args)
+        x64 = tree_leaves(tree_map(_to64, args))
+        v64 = tree_leaves(tree_map(_to64, v))
+        treedef = tree_structure(args)
         h = self.eps
 
         def at(s):
             moved = treedef.unflatten([x + s * t for x, t in zip(x64, v64)])
-            return [_to64(y) if _is_float(y) else None for y in optree.tree_leaves(f(*moved))]
+            return [_to64(y) if _is_float(y) else None for y in tree_leaves(f(*moved))]
 
         f2, f1, m1, m2 = (at(k * h) for k in (2, 1, -1, -2))
         return [None if a is None else (-a + 8 * b - 8 * c + d) / (12 * h)
@@ -265,9 +265,9 @@ def _is_float(y: Any) -> bool:
 
 def _float_leaves(tree: Any, like: list, out: Any = None) -> list:
     """Leaves of ``tree``; None where ``like`` (or the primal output ``out``) has no float."""
-    leaves = optree.tree_leaves(tree)
+    leaves = tree_leaves(tree)
     if out is not None:
-        mask = [_is_float(y) for y in optree.tree_leaves(out)]
+        mask = [_is_float(y) for y in tree_leaves(out)]
     else:
         mask = [e is not None for e in like]
     if len(mask) != len(leaves):
@@ -277,8 +277,8 @@ def _float_leaves(tree: Any, like: list, out: Any = None) -> list:
 
 def _cotangent_leaves(ct: Any, args: tuple) -> list:
     """Leaves of the input cotangents, with zeros for any left out (None)."""
-    ct_leaves = optree.tree_leaves(ct, none_is_leaf=True)
-    arg_leaves = optree.tree_leaves(args)
+    ct_leaves = tree_leaves(ct, none_is_leaf=True)
+    arg_leaves = tree_leaves(args)
     if len(ct_leaves) != len(arg_leaves):
         raise AssertionError(f"check_grads: vjp returned {len(ct_leaves)} cotangent leaves "
                              f"for {len(arg_leaves)} input leaves")
