@@ -18,7 +18,7 @@ from . import rules  # noqa: F401,I001
 from .custom import custom_jvp, defprimitive
 from .forward import DEFAULT_CHUNK_BYTES, derivative, jacfwd, jacobian, jvp
 from .hyperdual import HyperDual
-from .reverse import grad, jacrev, value_and_grad, vjp
+from .reverse import grad, jacrev, linearize, value_and_grad, vjp
 from .second_order import hessian, hvp, second_derivative
 from .taylor import jet
 from .tensors import derivative_tensor
@@ -53,6 +53,7 @@ __all__ = [
     "jet",
     "jvp",
     "laplacian",
+    "linearize",
     "hessian_sparsity",
     "jacobian_sparsity",
     "primal_value",

@@ -20,7 +20,7 @@ from .dual import Dual, primal_value
 from .primitive import Boxed, EscapedDualError, Primitive, Tag
 
 __all__ = ["LinearVar", "Tape", "TangentOperators", "abstract_eval", "backward",
-           "check_linear"]
+           "check_linear", "forward"]
 
 
 class Tape:
@@ -175,6 +175,24 @@ def abstract_eval(prim: Primitive, args: tuple, params: dict) -> tuple[tuple, np
                if isinstance(a, TangentOperators) else primal_value(a) for a in args]
     out = prim.impl(*dummies, **params)
     return np.shape(out), out.dtype
+
+
+# -- the tape run forward (linearize) ---------------------------------------------
+
+
+def forward(tape: Tape, seeds: dict[int, Any]) -> dict[int, Any]:
+    """Run ``tape`` forward from tangents ``{var index: t}`` of its input vars: every
+    var's tangent (``(1, *shape)``), each recorded linear primitive applied to the
+    values of its vars (what :func:`~dualad.linearize`'s function computes)."""
+    values = dict(seeds)
+    for prim, args, params, linear, out in tape.nodes:
+        flags = linear if linear is not None else (True,) * len(args)
+        value = prim(*(values[a.index] if flag else a for a, flag in zip(args, flags)),
+                     **params)
+        if np.shape(value) != out.shape:  # broadcasting left it smaller
+            value = np.broadcast_to(value, out.shape)
+        values[out.index] = value
+    return values
 
 
 # -- the transpose interpreter ----------------------------------------------------

@@ -32,16 +32,17 @@ from .pytrees import tree_flatten
 from . import ops, parallel
 from .constructors import scope, scoped
 from .dual import Dual, as_float_array, primal_value
+from .tangents import check_tangent_shape
 from .forward import split_aux, zeros_like_output
 from .inputs import (Inputs, JoinedChunks, auto_chunk, check_argnums, check_chunk_size,
                      check_complex, check_output, only_row, seed_block)
-from .linear import LinearVar, Tape, backward
+from .linear import LinearVar, Tape, backward, forward
 from .operands import output_of
 from .primitive import Tag
 from .progress import check_progress, tracked
 from .replay import REPLAY_BY_DEFAULT, made_before, replayed
 
-__all__ = ["vjp", "grad", "value_and_grad", "jacrev"]
+__all__ = ["vjp", "linearize", "grad", "value_and_grad", "jacrev"]
 
 
 def _linearize(fun: Callable, inputs: Inputs, nan_safe: bool, has_aux: bool,
@@ -68,7 +69,8 @@ def _linearize(fun: Callable, inputs: Inputs, nan_safe: bool, has_aux: bool,
 def _read_linear(out_leaves: list, tag: Tag, transform: str) -> tuple[list, list]:
     primals, out_vars = [], []
     for o in map(output_of, out_leaves):
-        check_output(o, transform, floats_only=transform != "vjp")  # (JAX's vjp takes them)
+        # (JAX's vjp and linearize take integer outputs: a cotangent ignored, a zero tangent)
+        check_output(o, transform, floats_only=transform not in ("vjp", "linearize"))
         if isinstance(o, Dual) and o._tag is tag:
             primals.append(o.primal)
             out_vars.append(o.tangent if isinstance(o.tangent, LinearVar) else None)
@@ -159,6 +161,72 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
 
     primal_out = out_tree.unflatten(primal_leaves)
     return (primal_out, vjp_fn, aux) if has_aux else (primal_out, vjp_fn)
+
+
+@scoped
+def linearize(fun: Callable, *primals: Any, has_aux: bool = False
+              ) -> tuple[Any, Callable] | tuple[Any, Callable, Any]:
+    """Evaluate ``fun(*primals)`` once and return its linearization there, as
+    ``jax.linearize`` does: a function of tangents giving ``J·tangents`` without
+    evaluating ``fun`` again.
+
+    The linear primitives of every rule ``fun`` met are recorded on a tape, as for
+    :func:`vjp`; the returned function runs that tape forward (where :func:`vjp`
+    runs it backward). Worth it when many tangents meet one point (a Newton-Krylov
+    solve's Jacobian-vector products); for one tangent, :func:`jvp` is cheaper.
+
+    Parameters
+    ----------
+    fun:
+        A function of arrays written with NumPy; arguments and result may be pytrees.
+    primals:
+        The point.
+    has_aux:
+        ``fun`` returns ``(output, aux)``; ``aux`` is returned last.
+
+    Returns
+    -------
+    (primal_out, f_jvp), or (primal_out, f_jvp, aux) with has_aux
+        ``f_jvp(*tangents)`` takes tangents with the structure and shapes of
+        ``primals`` and returns the output's tangent, as ``jvp(fun, primals,
+        tangents)[1]`` does.
+
+    Examples
+    --------
+    >>> import numpy as np, dualad
+    >>> y, f_jvp = dualad.linearize(lambda x: np.sin(x) * x[0], np.array([1.0, 2.0]))
+    >>> f_jvp(np.array([1.0, 0.0]))
+    array([1.38177329, 0.90929743])
+    >>> f_jvp(np.array([0.0, 1.0])) == dualad.jvp(lambda x: np.sin(x) * x[0],
+    ...                                            (np.array([1.0, 2.0]),),
+    ...                                            (np.array([0.0, 1.0]),))[1]
+    array([ True,  True])
+    """
+    inputs = Inputs(primals, tuple(range(len(primals))), "linearize", complex_ok=True)
+    primal_leaves, out_vars, out_tree, aux, tape, in_vars = _linearize(
+        fun, inputs, False, has_aux, "linearize")
+    _, in_tree = tree_flatten(tuple(primals))
+
+    def f_jvp(*tangents: Any) -> Any:
+        t_leaves, t_tree = tree_flatten(tuple(tangents))
+        if t_tree != in_tree:
+            raise ValueError(f"the tangents must have the structure of the primals, "
+                             f"{in_tree}, got {t_tree}")
+        seeds = {}
+        for x, var, t in zip(inputs.leaves, in_vars, t_leaves):
+            if np.iscomplexobj(t) and x.dtype.kind != "c":
+                raise TypeError(f"a complex tangent ({np.result_type(t)}) for a real "
+                                f"primal ({x.dtype})")
+            t = as_float_array(t, x.dtype, complex_ok=True)
+            check_tangent_shape(x.shape, np.shape(t))
+            seeds[var.index] = ops.reshape(t, shape=(1,) + x.shape)
+        values = forward(tape, seeds)
+        return out_tree.unflatten([
+            only_row(zeros_like_output(value, (1,)) if var is None else values[var.index])
+            for value, var in zip(primal_leaves, out_vars)])
+
+    primal_out = out_tree.unflatten(primal_leaves)
+    return (primal_out, f_jvp, aux) if has_aux else (primal_out, f_jvp)
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,

@@ -294,3 +294,37 @@ def test_a_nonlinear_tangent_rule_is_refused():
     rogue = dualad.Primitive("rogue", np.sin, jvp=lambda p, t, ans: t[0] * t[0])
     with pytest.raises(TypeError, match="not linear"):
         grad(lambda x: np.sum(rogue(x)))(np.ones(2))
+
+
+def test_linearize_with_pytrees_aux_and_many_tangents():
+    def f(p):
+        return {"y": np.sin(p["a"]) * p["b"][0], "n": np.arange(2)}, np.sum(p["a"])
+
+    p = {"a": np.array([0.5, 1.5]), "b": np.array([2.0, 3.0])}
+    out, f_jvp, aux = dualad.linearize(f, p, has_aux=True)
+    assert aux == pytest.approx(2.0) and set(out) == {"y", "n"}
+    for k in range(3):
+        t = {"a": np.array([1.0, -k]), "b": np.array([k, 0.5])}
+        expected = dualad.jvp(f, (p,), (t,), has_aux=True)[1]
+        got = f_jvp(t)
+        np.testing.assert_allclose(got["y"], expected["y"], rtol=1e-14)
+        np.testing.assert_array_equal(got["n"], np.zeros(2))  # an integer output: zero
+    with pytest.raises(ValueError, match="structure of the primals"):
+        f_jvp(np.ones(2))
+    with pytest.raises(ValueError, match="does not match"):
+        f_jvp({"a": np.ones(3), "b": np.ones(2)})
+
+
+def test_linearize_does_not_evaluate_the_function_again():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return np.exp(x) * x
+
+    _, f_jvp = dualad.linearize(f, np.array([0.5, 2.0]))
+    for v in np.eye(2):
+        np.testing.assert_allclose(f_jvp(v), np.diag(np.exp([0.5, 2.0]) * (1 + np.array([0.5, 2.0])))
+                                   @ v, rtol=1e-14)
+    assert len(calls) == 1
+    assert type(dualad.linearize(np.sin, 1.0)[1](2.0)) is np.ndarray  # array(…), as JAX

@@ -78,3 +78,25 @@ def test_jacrev_equals_jacfwd(spec, shapes, seed):
     for f, r in zip(forward, reverse):
         assert_allclose(r, f, rtol=tol, atol=tol * max(1.0, float(np.max(np.abs(f),
                                                                           initial=0))))
+
+
+@pytest.mark.parametrize("spec, shapes", CASES)
+def test_linearize_equals_jvp(spec, shapes):
+    """``linearize``'s function (the tape run forward) gives ``jvp``'s tangent, for two
+    tangents at one point (one draw per row: the tape is the one vjp transposes)."""
+    rng = np.random.default_rng(0)
+    args = spec.draw(rng, shapes)
+    while spec.avoid is not None and spec.avoid(*args):  # (a draw outside the row's domain)
+        args = spec.draw(rng, shapes)
+    out, f_jvp = dualad.linearize(spec.fun, *args)
+    tol = spec.rtol if spec.adaptive else 1e-12
+    for _ in range(2):
+        vs = tuple(rng.normal(size=a.shape) for a in args)
+        expected = _float_leaves(dualad.jvp(spec.fun, args, vs)[1])
+        got = _float_leaves(f_jvp(*vs))
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert_allclose(g, e, rtol=tol, atol=tol * max(1.0, float(np.max(np.abs(e),
+                                                                             initial=0))))
+    for a, b in zip(_float_leaves(out), _float_leaves(spec.fun(*args))):
+        assert_allclose(a, b, rtol=tol, atol=tol * max(1.0, float(np.max(np.abs(b), initial=0))))
