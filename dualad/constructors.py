@@ -44,7 +44,7 @@ import sys
 import threading
 from threading import get_ident
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -444,11 +444,15 @@ class scope:
         exit()
 
 
-def scoped(transform: Callable) -> Callable:
-    """``transform`` run inside :class:`scope`."""
+_Params = ParamSpec("_Params")
+_Result = TypeVar("_Result")
+
+
+def scoped(transform: Callable[_Params, _Result]) -> Callable[_Params, _Result]:
+    """``transform`` run inside :class:`scope` (its signature kept, for type checkers)."""
 
     @functools.wraps(transform)
-    def run(*args: Any, **kwargs: Any) -> Any:
+    def run(*args: _Params.args, **kwargs: _Params.kwargs) -> _Result:
         enter()
         try:
             return transform(*args, **kwargs)

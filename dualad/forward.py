@@ -34,7 +34,7 @@ __all__ = ["jvp", "jacfwd", "jacobian", "derivative", "DEFAULT_CHUNK_BYTES"]
 @scoped
 def jvp(fun: Callable, primals: Sequence, tangents: Sequence, *, batched: bool = False,
         has_aux: bool = False, replay: bool = REPLAY_BY_DEFAULT
-        ) -> tuple[Any, Any] | tuple[Any, Any, Any]:
+        ) -> tuple[Any, ...]:  # (primal, tangent) or (primal, tangent, aux)
     """Evaluate ``fun(*primals)`` and its directional derivative along ``tangents``.
 
     Parameters

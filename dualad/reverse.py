@@ -105,7 +105,7 @@ def _pull_back(tape: Tape, out_vars: list, out_cts: list, in_vars: list, inputs:
 
 @scoped
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
-        nan_safe: bool = False) -> tuple[Any, Callable] | tuple[Any, Callable, Any]:
+        nan_safe: bool = False) -> tuple[Any, ...]:  # two values, or three with has_aux
     """Evaluate ``fun(*primals)`` and return a function pulling cotangents back.
 
     Parameters
@@ -165,7 +165,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
 
 @scoped
 def linearize(fun: Callable, *primals: Any, has_aux: bool = False
-              ) -> tuple[Any, Callable] | tuple[Any, Callable, Any]:
+              ) -> tuple[Any, ...]:  # two values, or three with has_aux
     """Evaluate ``fun(*primals)`` once and return its linearization there, as
     ``jax.linearize`` does: a function of tangents giving ``J·tangents`` without
     evaluating ``fun`` again.

@@ -276,7 +276,7 @@ def _placement(mesh):
 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *,
            chunk_size: int | None = None, has_aux: bool = False, holomorphic: bool = False,
-           mesh=_DEFAULT) -> Callable:
+           mesh: Any = _DEFAULT) -> Callable:
     """Compiled :func:`dualad.jacfwd`, its seed axis sharded over ``mesh``.
 
     ``mesh`` is a :class:`jax.sharding.Mesh` whose first axis splits the seeds;
@@ -301,7 +301,7 @@ jacobian = jacfwd
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *,
            chunk_size: int | None = None, has_aux: bool = False, holomorphic: bool = False,
-           nan_safe: bool = False, mesh=_DEFAULT) -> Callable:
+           nan_safe: bool = False, mesh: Any = _DEFAULT) -> Callable:
     """Compiled :func:`dualad.jacrev`, its cotangent seeds sharded over ``mesh``
     (as in :func:`jacfwd`)."""
     options = (_argnums_key(argnums), chunk_size, has_aux, holomorphic, nan_safe, mesh)
@@ -338,7 +338,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
 
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
             chunk_size: int | None = None, mode: str = "auto", holomorphic: bool = False,
-            mesh=_DEFAULT) -> Callable:
+            mesh: Any = _DEFAULT) -> Callable:
     """Compiled :func:`dualad.hessian` (hyper-duals or forward-over-reverse by size),
     its ε1 seeds sharded over ``mesh`` (as in :func:`jacfwd`)."""
     options = (_argnums_key(argnums), chunk_size, mode, holomorphic, mesh)
@@ -357,7 +357,7 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence, *, mode: str = "fw
 
 
 def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bool = True,
-        *, batched: bool = False, mesh=_DEFAULT) -> tuple[Any, Any]:
+        *, batched: bool = False, mesh: Any = _DEFAULT) -> tuple[Any, Any]:
     """Compiled :func:`dualad.jet`: Taylor mode to any order. With ``batched=True``
     the jets are split over ``mesh``'s first axis (by default all local devices, as
     :func:`jacfwd`'s seeds; ``None``: one device).
@@ -381,7 +381,7 @@ def _placed(on_host: bool, mesh: Any) -> dict:
 
 
 def derivative_tensor(fun: Callable, order: int, argnums: int = 0, *,
-                      mesh=_DEFAULT) -> Callable:
+                      mesh: Any = _DEFAULT) -> Callable:
     """Compiled :func:`dualad.derivative_tensor`, its directions split over ``mesh``
     (as in :func:`jet`).
 
@@ -397,7 +397,7 @@ def derivative_tensor(fun: Callable, order: int, argnums: int = 0, *,
                           f, order, argnums, **_placed(on_host, mesh)))
 
 
-def laplacian(fun: Callable, argnums: int = 0, *, mesh=_DEFAULT) -> Callable:
+def laplacian(fun: Callable, argnums: int = 0, *, mesh: Any = _DEFAULT) -> Callable:
     """Compiled :func:`dualad.laplacian` (the exact, collapsed one: random directions
     drawn inside a compiled program would be the same at every call), its directions
     split over ``mesh`` (as :func:`jacfwd`'s seeds).
@@ -412,7 +412,7 @@ def laplacian(fun: Callable, argnums: int = 0, *, mesh=_DEFAULT) -> Callable:
                       dualad.laplacian(f, argnums, **_jitted(on_host, mesh)))
 
 
-def hessian_trace(fun: Callable, C: Any, argnums: int = 0, *, mesh=_DEFAULT) -> Callable:
+def hessian_trace(fun: Callable, C: Any, argnums: int = 0, *, mesh: Any = _DEFAULT) -> Callable:
     """Compiled :func:`dualad.hessian_trace`: tr(C ∇²f), its directions split over
     ``mesh``."""
     C = np.asarray(C, dtype=float)
