@@ -19,7 +19,7 @@ import numpy as np
 from dualad import ops
 from dualad.inputs import unit_vectors
 from dualad.primitive import PRIMITIVES, Primitive, register_backend
-from dualad.rules import complex_numbers
+from dualad.rules import complex_numbers, special
 from dualad.rules.shape import ON_PRIMAL
 
 
@@ -135,10 +135,6 @@ def _complex_on_the_host(jax_kernel: Callable, numpy_kernel: Callable) -> Callab
     return kernel
 
 
-if hasattr(ops, "polygamma"):  # declared when scipy is installed
-    BY_HAND[ops.polygamma] = _complex_on_the_host(jax.scipy.special.polygamma,
-                                                  ops.polygamma.kernels["numpy"])
-
 
 # scipy.special ufuncs whose JAX counterpart has another name or form (JAX has
 # no y0/y1: those raise a clear error under dualad_gpu).
@@ -157,6 +153,8 @@ def jax_kernel(prim: Primitive) -> Callable | None:
         return prim.kernels["jax"]
     if prim in BY_HAND:
         return BY_HAND[prim]
+    if prim is vars(special).get("polygamma"):  # declared once scipy.special is imported
+        return _complex_on_the_host(jax.scipy.special.polygamma, prim.kernels["numpy"])
     numpy_kernel = prim.kernels["numpy"]
     if isinstance(numpy_kernel, np.ufunc):
         name = "clip" if numpy_kernel is np._core.umath.clip else numpy_kernel.__name__
@@ -171,7 +169,8 @@ def jax_kernel(prim: Primitive) -> Callable | None:
 
 
 def register() -> None:
-    """Give every primitive its JAX kernel (idempotent)."""
+    """Give every primitive its JAX kernel (idempotent; run again by dualad when it
+    declares scipy.special's primitives, on that module's import)."""
     kernels = {}
     for prim in PRIMITIVES:
         kernel = jax_kernel(prim)

@@ -10,7 +10,8 @@ holds a Dual and SciPy's own function otherwise (one type test per argument).
 Distribution methods are replaced on their classes (``rv_continuous.logpdf``, ...),
 so ``norm.logpdf`` works however ``norm`` was imported. Modules not yet imported
 are patched when they are (an import hook, removed once all are done): importing
-dualad does not import scipy.stats.
+dualad imports no SciPy module, and scipy.special's primitives are declared when it is
+imported (:func:`dualad.rules.special.declare_scipy_rules`).
 
 The condition: a SciPy *function* bound by name before ``import dualad``
 (``from scipy.linalg import expm`` first) is SciPy's own and refuses Duals; call it
@@ -22,6 +23,7 @@ scipy is optional: nothing here imports it at module level.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 import sys
 import types
@@ -129,9 +131,11 @@ def _dispatcher(original: Callable, implementation: Callable, method: bool) -> C
 
 def _install(module_name: str, module: Any) -> None:
     """Replace the functions of ``SCIPY_RULES[module_name]`` in ``module``."""
-    for name, implementation in SCIPY_RULES.get(module_name, {}).items():
-        if not name:  # not a function: a callback once the module is imported
-            implementation(module)
+    rules = SCIPY_RULES.get(module_name, {})
+    if "" in rules:  # not a function: a callback, first (scipy.special's declares rules)
+        rules[""](module)
+    for name, implementation in list(rules.items()):
+        if not name:
             continue
         owner, _, attr = name.rpartition(".")
         target = getattr(module, owner) if owner else module
@@ -186,8 +190,9 @@ def _done(module_name: str, module: Any) -> None:
 def install_all() -> None:
     """Install the dispatchers in the SciPy modules imported so far, and on import
     for the others. Called once, when the rule table is loaded."""
-    try:
-        import scipy  # noqa: F401  (cheap: its submodules load lazily)
+    try:  # (not imported here: importing dualad imports no SciPy)
+        if "scipy" not in sys.modules and importlib.util.find_spec("scipy") is None:
+            return
     except ImportError:  # scipy is optional
         return
     for module_name in SCIPY_RULES:
@@ -238,11 +243,11 @@ def array_namespace() -> Any:
 
 def _special_rules() -> None:
     from . import special
+    # The ufuncs' primitives, and polygamma's dispatcher, once scipy.special is imported.
+    scipy_rule("scipy.special", "")(special.declare_scipy_rules)
     scipy_rule("scipy.special", "logsumexp")(special.logsumexp)
     scipy_rule("scipy.special", "softmax")(special.softmax)
     scipy_rule("scipy.special", "log_softmax")(special.log_softmax)
-    if hasattr(special, "polygamma"):
-        scipy_rule("scipy.special", "polygamma")(special.polygamma)
 
 
 _special_rules()

@@ -13,6 +13,9 @@ Euler-Maclaurin on the values, as JAX's), whose partials are again ``zeta_dx``, 
 every order works. Derivatives in the parameters of ``hyp1f1``/``hyp2f1`` (``a``,
 ``b``, ``c``) raise a TypeError. ``gammasgn`` is a step (values only);
 ``comb``/``factorial`` with ``exact=True`` give integers (values only).
+
+All are declared by :func:`declare` when scipy.special is imported, not with dualad
+(see :func:`dualad.rules.special.declare_scipy_rules`).
 """
 
 from __future__ import annotations
@@ -118,7 +121,9 @@ def _zeta_x_derivative(k, x, q):
     return out.astype(dtype)[()]
 
 
-if sc is not None:
+def declare() -> None:
+    """Declare these primitives and dispatchers: run by
+    :func:`dualad.rules.special.declare_scipy_rules` once scipy.special is imported."""
     from .special import digamma, erf, gamma
 
     # Exponential integrals and Dawson's integral
@@ -282,7 +287,11 @@ if sc is not None:
         # SciPy fills arrays into float64 zeros (a float32 array gives float64).
         return np.astype(value, np.float64) if isinstance(primal_value(n), np.ndarray) else value
 
-__all__ = [
+    globals().update(locals(), __all__=list(_DECLARED_NAMES))
+
+
+__all__: list[str] = []  # the names below, once declared
+_DECLARED_NAMES = (
     "binom",
     "boxcox",
     "boxcox1p",
@@ -311,4 +320,4 @@ __all__ = [
     "wofz",
     "zeta",
     "zeta_dx",
-]
+)

@@ -4,8 +4,10 @@
 The ufuncs are declared like those of ``elementwise``: one row of partials,
 written with primitives. Where a partial is another special function, that
 function is a primitive too (``digamma' = polygamma(1, x)``, ``i0' = i1``), so
-every row can be differentiated again. scipy is optional: without it only
-``sinc`` and the softmax family are declared.
+every row can be differentiated again. scipy is optional, and importing dualad does
+not import it: ``sinc`` and the softmax family are declared at once, the ufuncs'
+primitives when scipy.special is imported (:func:`declare_scipy_rules`, run by the
+import hook of :mod:`dualad.rules.scipy_functions`; ``np.i0`` imports it on use).
 
 ``scipy.special.polygamma``, ``logsumexp``, ``softmax``, ``log_softmax`` and
 ``multigammaln`` are Python functions that convert their arguments with
@@ -28,32 +30,33 @@ More scipy.special functions are in :mod:`dualad.rules.scipy_special`.
 
 from __future__ import annotations
 
+import importlib
 import math
+import sys
 
 import numpy as np
 
 from ..dual import primal_value
-from ..primitive import Over, Primitive, register_function
+from ..primitive import UFUNC_HANDLERS, Over, Primitive, qualified_name, register_function
 from .elementwise import (absolute, broadcast_shape_rule, cos, elementwise, equal, exp,
                           floor, greater, log, log1p, safe_divide, sign, where)
 from .reductions import amax, normalize_axes, sum_
 from .shape import broadcast_to, reshape, shape_of
 
-try:
-    import scipy.special as _scipy_special
-except ImportError:  # pragma: no cover - scipy is an optional dependency
-    sc = None
-else:
-    class _Ufuncs:
-        """scipy.special with its ufuncs themselves: under SCIPY_ARRAY_API=1 SciPy wraps
-        each in a Python function that dispatches on the array namespace."""
 
-        def __getattr__(self, name):
-            f = getattr(_scipy_special, name)
-            inner = getattr(f, "__wrapped__", None)
-            return inner if isinstance(inner, np.ufunc) else f
+class _Ufuncs:
+    """scipy.special, imported on first use, with its ufuncs themselves: under
+    SCIPY_ARRAY_API=1 SciPy wraps each in a Python function that dispatches on the array
+    namespace."""
 
-    sc = _Ufuncs()
+    def __getattr__(self, name):
+        f = getattr(sys.modules.get("scipy.special") or importlib.import_module("scipy.special"),
+                    name)
+        inner = getattr(f, "__wrapped__", None)
+        return inner if isinstance(inner, np.ufunc) else f
+
+
+sc = _Ufuncs()
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
@@ -264,9 +267,9 @@ def _gammainc_series(a, x):
     """(P', P'') in a by P = e^L·Σₙ tₙ, L = a·log x - x - log Γ(a+1), tₙ = Πₖ≤ₙ x/(a+k)
     (x < a + 1): each term carries its derivatives in a, until none moves the sums."""
     lx = np.log(x)
-    e = np.exp(a * lx - x - _scipy_special.gammaln(a + 1.0))
-    l1 = lx - _scipy_special.digamma(a + 1.0)
-    e1, e2 = e * l1, e * (l1 * l1 - _scipy_special.polygamma(1, a + 1.0))
+    e = np.exp(a * lx - x - sc.gammaln(a + 1.0))
+    l1 = lx - sc.digamma(a + 1.0)
+    e1, e2 = e * l1, e * (l1 * l1 - sc.polygamma(1, a + 1.0))
     t, d1, d2 = np.ones_like(x), np.zeros_like(x), np.zeros_like(x)  # log t in a: d1, d2
     s0, s1, s2 = np.ones_like(x), np.zeros_like(x), np.zeros_like(x)
     for n in range(1, _MAX_TERMS):
@@ -309,9 +312,9 @@ def _gammaincc_fraction(a, x):
     h = 1.0 / f
     h1, h2 = -f1 * h * h, (2.0 * f1 * f1 * h - f2) * h * h
     lx = np.log(x)
-    e = np.exp(a * lx - x - _scipy_special.gammaln(a))
-    l1 = lx - _scipy_special.digamma(a)
-    e1, e2 = e * l1, e * (l1 * l1 - _scipy_special.polygamma(1, a))
+    e = np.exp(a * lx - x - sc.gammaln(a))
+    l1 = lx - sc.digamma(a)
+    e1, e2 = e * l1, e * (l1 * l1 - sc.polygamma(1, a))
     return e1 * h + e * h1, e2 * h + 2.0 * e1 * h1 + e * h2
 
 
@@ -347,7 +350,8 @@ def _igamma_grad_a(a, x):
     return lax.igamma_grad_a(a, x)
 
 
-if sc is not None:
+def _declare_ufuncs() -> None:
+    """Declare the primitives of scipy.special's ufuncs (:func:`declare_scipy_rules`)."""
     # Error function and normal distribution
     erf = elementwise(sc.erf, lambda ans, x: _TWO_OVER_SQRT_PI * exp(-(x * x)))
     erfc = elementwise(sc.erfc, lambda ans, x: -_TWO_OVER_SQRT_PI * exp(-(x * x)))
@@ -489,9 +493,81 @@ if sc is not None:
     register_function(sc.logsumexp, logsumexp)
     register_function(sc.softmax, softmax)
     register_function(sc.log_softmax, log_softmax)
+    from .scipy_functions import scipy_rule
+    scipy_rule("scipy.special", "polygamma")(polygamma)
+    globals().update(locals())
+
 
 _IMPORTED = ("absolute", "cos", "equal", "exp", "floor", "greater", "log", "log1p", "sign", "where",
              "amax", "sum_", "reshape")
 __all__ = [name for name, value in list(globals().items())
            if isinstance(value, Primitive) and not name.startswith("_") and name not in _IMPORTED]
 __all__ += ["logsumexp", "softmax", "log_softmax"]
+
+# ---------------------------------------------------------------------------
+# Declared when scipy.special is imported, not before: importing dualad does not
+# import SciPy (the import hook of dualad.rules.scipy_functions runs this)
+# ---------------------------------------------------------------------------
+
+_declared = False
+
+
+def declare_scipy_rules(module: object = None) -> None:
+    """Declare the primitives of scipy.special's ufuncs, here and in
+    :mod:`dualad.rules.scipy_special`, once scipy.special is imported (before or after
+    dualad); then give them what dualad's import gave the others (idempotent)."""
+    global __all__, _declared
+    if _declared:
+        return
+    _declared = True
+    before, names = set(UFUNC_HANDLERS), set(globals())
+    _declare_ufuncs()
+    from . import scipy_special
+    scipy_special.declare()
+    declared = [name for name, value in list(globals().items())
+                if isinstance(value, Primitive) and name not in names and name[0] != "_"]
+    __all__ += declared
+    ops = sys.modules.get("dualad.ops")  # (it imported the names of __all__ declared so far)
+    for name in declared if ops is not None else ():
+        setattr(ops, name, globals()[name])
+    from ..dual import Dual
+    from ..operands import object_loop_method
+    complex_numbers = sys.modules.get("dualad.rules.complex_numbers")
+    for ufunc in [u for u in UFUNC_HANDLERS if u not in before]:
+        if not hasattr(Dual, ufunc.__name__):
+            setattr(Dual, ufunc.__name__, object_loop_method(ufunc))
+        handler = UFUNC_HANDLERS[ufunc]
+        # complex_numbers wraps the compositions declared before it (fresnel, sici)
+        if not isinstance(handler, Primitive) and hasattr(complex_numbers, "_refusing_complex"):
+            UFUNC_HANDLERS[ufunc] = complex_numbers._refusing_complex(
+                qualified_name(ufunc), handler)
+    from ..primitive import _FOREIGN_ARRAY_TYPES
+    if any(backend == "jax" for _, backend in _FOREIGN_ARRAY_TYPES):  # dualad_gpu came first
+        import dualad_gpu.kernels
+        dualad_gpu.kernels.register()
+
+
+def _i0(x):
+    """np.i0 on a Dual: scipy.special.i0's primitive (i0' = i1), declared when
+    scipy.special is imported (here, if it was not yet)."""
+    try:
+        import scipy.special  # noqa: F401  (the import hook declares i0 and registers it)
+    except ImportError:  # pragma: no cover - scipy is an optional dependency
+        raise TypeError("np.i0 is differentiated with scipy.special.i1: install SciPy "
+                        "to differentiate it") from None
+    return globals()["i0"](x)
+
+
+register_function(np.i0, _i0)
+
+
+def __getattr__(name: str):
+    """A scipy.special primitive asked for before scipy.special is imported: imports it."""
+    if not name.startswith("_") and not _declared:
+        try:
+            import scipy.special  # noqa: F401  (the import hook declares the primitives)
+        except ImportError:  # pragma: no cover - scipy is an optional dependency
+            pass
+        if name in globals():
+            return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
