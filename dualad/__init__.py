@@ -24,6 +24,7 @@ from .taylor import jet
 from .tensors import derivative_tensor
 from .operators import biharmonic, divergence, hessian_trace, laplacian
 from .ensembles import ensemble
+from .for_scipy import with_derivatives
 from .pytrees import register_dataclass, register_pytree_node
 from . import testing  # noqa: E402,I001  (dualad.testing.check_grads; hypothesis stays optional)
 from .primitive import Primitive, Tag, register_function
@@ -66,6 +67,7 @@ __all__ = [
     "stop_gradient",
     "value_and_grad",
     "vjp",
+    "with_derivatives",
 ]
 
 _SPARSE = ("jacobian_sparsity", "hessian_sparsity", "sparse_jacobian", "sparse_hessian")

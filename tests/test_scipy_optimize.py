@@ -273,3 +273,20 @@ def test_the_callbacks_writes_land_in_the_users_dict():
     assert_allclose(dualad.derivative(cube_root)(8.0), 1 / 12, rtol=1e-9)
     counted, calls = state["solver's"]  # SciPy's calls (and the derivative's) in the dict
     assert counted >= calls > 0
+
+
+def test_least_squares_with_keyword_arguments_to_the_residual():
+    """``kwargs=`` reaches the residual as keywords (dualad's dispatcher passed only
+    positional arguments on), plain and differentiated through."""
+    t = np.linspace(0.0, 2.0, 30)
+    y = 2.0 * np.exp(-1.3 * t)
+
+    def residual(p, t=t, y=y):
+        return p[0] * np.exp(-p[1] * t) - y
+
+    from scipy.optimize import least_squares
+
+    np.testing.assert_allclose(least_squares(residual, np.ones(2), kwargs={"y": 2 * y}).x,
+                               [4.0, 1.3], rtol=1e-8)
+    d = dualad.jacfwd(lambda s: least_squares(residual, np.ones(2), kwargs={"y": s * y}).x)
+    np.testing.assert_allclose(d(2.0), [2.0, 0.0], atol=1e-8)

@@ -99,8 +99,8 @@ class _Watched:
     def __signature__(self) -> inspect.Signature:
         return inspect.signature(self.given)  # (curve_fit counts the parameters of f)
 
-    def __call__(self, *args: Any) -> Any:
-        out = self.fun(*args)
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        out = self.fun(*args, **kwargs)  # (least_squares passes its kwargs= as keywords)
         if type(out) is np.ndarray or type(out) is float:
             return out  # (the common case, at once)
         out = resolved_tree(out)
