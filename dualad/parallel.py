@@ -37,6 +37,7 @@ import concurrent.futures
 import contextvars
 import functools
 import hashlib
+import importlib.util
 import io
 import os
 import pickle
@@ -320,7 +321,13 @@ class _DaskBar:
             from distributed import progress
 
             bar.drawn = True
-            progress(futures)
+            # Its notebook widget needs ipywidgets; without, the text bar (in a notebook too).
+            widgets = importlib.util.find_spec("ipywidgets") is not None
+            try:
+                progress(futures, notebook=None if widgets else False)
+            except Exception as error:  # noqa: BLE001  (a bar never fails a derivative)
+                warnings.warn(f"Dask's progress bar failed ({error!r}); the derivative goes "
+                              "on without it", RuntimeWarning, stacklevel=_callers_level())
 
     def update(self, count: int) -> None:
         pass

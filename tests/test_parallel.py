@@ -414,3 +414,32 @@ def test_a_transform_on_the_pool_its_caller_runs_on_runs_its_units_there(thread_
     assert identical(done["Js"], dualad.ensemble(dualad.jacfwd(model, chunk_size=3), points))
     assert any("called from a unit of work on the same thread pool" in m
                for m in done["warnings"])
+
+
+def test_dask_s_bar_never_fails_a_derivative(dask_client, monkeypatch):
+    """Dask's bar as a text bar where ipywidgets is missing (a notebook without it raised
+    ModuleNotFoundError, in the docs build); a bar that fails is a warning, not an error."""
+    import importlib.util
+
+    import distributed
+
+    seen = []
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "ipywidgets" else
+                        real_find_spec(name, *a))
+    monkeypatch.setattr(distributed, "progress",
+                        lambda futures, **kw: seen.append(kw["notebook"]))
+    make, name = TRANSFORMS["jacfwd"]
+    expected = make(model)(X)
+    assert identical(make(model, executor=dask_client, min_seconds=0, progress=True)(X),
+                     expected)
+    assert seen == [False]
+
+    def broken(futures, **kw):
+        raise ModuleNotFoundError("No module named 'ipywidgets'")
+
+    monkeypatch.setattr(distributed, "progress", broken)
+    with pytest.warns(RuntimeWarning, match="Dask's progress bar failed"):
+        J = make(model, executor=dask_client, min_seconds=0, progress=True)(X)
+    assert identical(J, expected)

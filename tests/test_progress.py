@@ -14,21 +14,9 @@ import pytest
 
 import dualad
 from dualad import progress as progress_module
+from test_parallel import energy, model, residual
 
 pytest.importorskip("tqdm")
-
-
-def model(x):
-    return np.tanh(np.cumsum(x) * x[0]) + np.sin(x) ** 2
-
-
-def energy(x):
-    return np.sum(np.cos(x) * np.cumsum(x ** 2)) + x[0] * x[-1] ** 3
-
-
-def residual(u):
-    padded = np.concatenate(([0.0], u, [0.0]))
-    return padded[:-2] - 2 * u + padded[2:] + np.exp(u)
 
 
 X = np.linspace(0.1, 1.3, 8)
