@@ -29,7 +29,8 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-__all__ = ["PROGRESS_SECONDS", "Progress", "check_progress", "logged", "logger", "tracked"]
+__all__ = ["PROGRESS_SECONDS", "Progress", "check_progress", "logged", "logger", "recording",
+           "tracked"]
 
 #: The logger of dualad's progress lines.
 logger = logging.getLogger("dualad")
@@ -138,6 +139,12 @@ def logged(what: str, longer_than: float = 0.0) -> Iterator[None]:
     seconds = time.perf_counter() - start
     if seconds >= longer_than:
         logger.info("%s in %.3g s", what, seconds)
+
+
+def recording(fun: Callable) -> contextlib.AbstractContextManager:
+    """A replay's recording of a call of ``fun``, logged if it takes a long time."""
+    return logged(f"recorded a call of {getattr(fun, '__name__', 'a function')} (the next "
+                  "calls replay it)", PROGRESS_SECONDS)
 
 
 def _plural(unit: str, count: int) -> str:

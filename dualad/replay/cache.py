@@ -27,9 +27,8 @@ attributes, closures, arrays written in place, its other arguments) is checked
 where it meets an operation, bit for bit, on every call; the transform's other
 float scalar arguments (an ODE's ``t``) are registers, whatever their values. A
 call that leaves its recording makes the next one record the new path;
-:data:`MAX_MISSES` in a row keep the interpreter. A cache is found from the
-function and the transform's options (:func:`~dualad.replay.transformed.replayed`), and is bounded (the
-signature used least recently goes first).
+:data:`MAX_MISSES` in a row keep the interpreter. A cache is found from the function
+and the transform's options (:func:`~dualad.replay.transformed.replayed`), bounded.
 """
 
 from __future__ import annotations
@@ -44,10 +43,10 @@ from typing import Any
 import numpy as np
 import optree
 
-from ..pytrees import tree_flatten, tree_leaves, tree_structure
+from .. import progress
 from ..dual import Dual
 from ..fillable import resolved_tree
-from .. import progress
+from ..pytrees import tree_flatten, tree_leaves, tree_structure
 from .live import INTERPRETING, RECORDING, REPLAYING, Live, Session
 from .rerun import duals_of, replay_log
 from .program import GuardFailed
@@ -179,11 +178,9 @@ class Replayed:
         if type(entry) is _Seen:
             if entry.calls >= (RECORD_AFTER if self.record_after is None
                                else self.record_after):
-                name = getattr(fun, "__name__", "a function")
-                with progress.logged(f"recorded a call of {name} (the next calls replay it)",
-                                     progress.PROGRESS_SECONDS):
-                    return self._record(key, fun, args, leaves, entry.misses,
-                                        entry.variable, entry.previous)
+                with progress.recording(fun):
+                    return self._record(key, fun, args, leaves, entry.misses, entry.variable,
+                                        entry.previous)
             entry.calls += 1
         self.counts["interpreted"] += 1
         if entry is not None or key is None:
