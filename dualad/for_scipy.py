@@ -107,9 +107,9 @@ def with_derivatives(solver: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _given(arguments: dict, name: str) -> bool:
-    """Whether the caller gave a derivative ``name`` (not SciPy's default)."""
-    value = arguments.get(name)
-    return value is not None and not (isinstance(value, str) and name == "jac")
+    """Whether the caller gave a derivative ``name`` (``arguments`` holds only what the
+    caller passed: ``jac="3-point"`` or ``jac=True`` is kept as asked)."""
+    return arguments.get(name) is not None
 
 
 def _method(arguments: dict, default: str | None) -> str | None:
@@ -121,7 +121,7 @@ def _minimize(arguments: dict, signature: inspect.Signature) -> None:
     method, fun = _method(arguments, None), arguments["fun"]
     if method in DERIVATIVE_FREE or callable(method):
         return
-    if not _given(arguments, "jac") and arguments.get("jac") is not True:
+    if not _given(arguments, "jac"):
         arguments["fun"], arguments["jac"] = value_and_grad(fun), True
     if method in HESS_METHODS and not _given(arguments, "hess"):
         arguments["hess"] = hessian(fun)
@@ -149,8 +149,7 @@ def _least_squares(arguments: dict, signature: inspect.Signature) -> None:
 
 
 def _root(arguments: dict, signature: inspect.Signature) -> None:
-    if _given(arguments, "jac") or arguments.get("jac") is True or \
-            _method(arguments, "hybr") not in ROOT_JACOBIAN_METHODS:
+    if _given(arguments, "jac") or _method(arguments, "hybr") not in ROOT_JACOBIAN_METHODS:
         return
     fun = arguments["fun"]
     pair = jacfwd(lambda x, *a: (fun(x, *a),) * 2, has_aux=True)  # (J, value): one pass

@@ -64,6 +64,19 @@ def test_minimize_with_args_and_derivatives_given():
     assert_allclose(res.x, 1.0, atol=1e-4)
 
 
+@pytest.mark.parametrize("solver, kwargs", [(minimize, {"method": "BFGS"}),
+                                             (least_squares, {})])
+def test_finite_differences_asked_for_are_kept(solver, kwargs):
+    seen = []
+
+    def f(x):
+        seen.append(type(x))
+        return rosen(x) if solver is minimize else residual(x)
+
+    dualad.with_derivatives(solver)(f, np.ones(3) * 0.9, jac="3-point", **kwargs)
+    assert set(seen) == {np.ndarray}  # never dualad's values: SciPy's differences
+
+
 def test_derivative_free_methods_get_the_function_as_it_is():
     f, calls = counted(rosen)
     res = dualad.with_derivatives(minimize)(f, X0[:2], method="Nelder-Mead")
