@@ -196,7 +196,9 @@ class Dual(Boxed):
     # -- conversions that would lose the derivative --------------------------
 
     def __array__(self, dtype=None, copy=None):
-        if dtype is None or np.dtype(dtype) == object:
+        if dtype is not None:
+            dtype = as_dtype(dtype)
+        if dtype is None or dtype == object:
             # np.array([y[1], -y[0]]): an object array of 0-d Duals, one Dual again at the
             # first dualad operation that meets it; array Duals for np.vectorize and a
             # plain array's a.dot(x) only: a library converting an array gets the error.
@@ -205,7 +207,7 @@ class Dual(Boxed):
             from .constructors import method_operand
             if (objects := method_operand(self)) is not None:
                 return objects
-        elif np.dtype(dtype).kind in "biu":  # piecewise constant: as int(x), astype(int)
+        elif dtype.kind in "biu":  # piecewise constant: as int(x), astype(int)
             return np.asarray(primal_value(self), dtype=dtype)
         raise conversion_error()
 
@@ -529,19 +531,31 @@ def as_float_array(x: Any, dtype: Any = None, complex_ok: bool = False) -> Any:
     raise TypeError(f"cannot differentiate with respect to an array of dtype {x.dtype}")
 
 
+def as_dtype(dtype: Any) -> np.dtype:
+    """``np.dtype(dtype)``, and for a DType class (``np.dtypes.Float64DType``, which
+    NumPy's own code passes to ufuncs as ``dtype=``) the dtype it makes, where
+    ``np.dtype`` would read any Python class as ``object``."""
+    if isinstance(dtype, type) and issubclass(dtype, np.dtype):
+        scalar: Any = dtype.type
+        return np.dtype(scalar)
+    return np.dtype(dtype)
+
+
 def _astype(x: Any, dtype) -> Any:
-    dtype = np.dtype(dtype)
+    dtype = as_dtype(dtype)
     if dtype.kind in "fc":
         return _ops.convert(x, dtype=dtype)
+    if dtype == object:  # its elements, 0-d Duals (NumPy's answer), not its primal's
+        return elements(x).view(DualObjects)
     return primal_value(x).astype(dtype)
 
 
 # Bound late, in this order: they use the Dual above; the rule table (ops) uses the
 # operands' and the tangents' helpers; the views use the rule table.
-from .operands import (array_arguments, as_operand, complex_error,  # noqa: E402,F401
-                       conversion_error, elements, from_objects, holds_complex, inside_vectorize,
-                       into_outputs, is_python_ufunc, object_loop_method,
-                       through_objects, ufunc_method, written_value)
+from .operands import (DualObjects, array_arguments, as_operand,  # noqa: E402,F401
+                       complex_error, conversion_error, elements, from_objects,
+                       holds_complex, inside_vectorize, into_outputs, is_python_ufunc,
+                       object_loop_method, through_objects, ufunc_method, written_value)
 from .tangents import (align_tangent, check_tangent_shape, elementwise_jvp,  # noqa: E402,F401
                        fit_tangent)
 from . import ops as _ops  # noqa: E402,I001

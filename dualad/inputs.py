@@ -183,7 +183,9 @@ class JoinedChunks:
     """Per leaf, the arrays ``(K, ...)`` of successive chunks of seeds joined along
     the seed axis into ``(n, ...)``. NumPy results are written into one array per
     leaf as they come, so the peak memory is the result plus one chunk; other
-    backends' (JAX traces) are concatenated at the end."""
+    backends' (JAX traces) and Duals of an enclosing transform (a chunked transform
+    nested in another, whose chunks a float array cannot hold) are concatenated at
+    the end, with the rule table."""
 
     def __init__(self, inputs: Inputs) -> None:
         self.n, self.numpy = inputs.n, backend_of(inputs.leaves) == "numpy"
@@ -191,6 +193,11 @@ class JoinedChunks:
         self.arrays: list | None = None
 
     def add(self, start: int, leaves: list) -> None:
+        if self.numpy and any(isinstance(t, Boxed) for t in leaves):
+            self.numpy = False  # from now on, blocks joined at the end
+            if self.arrays is not None:  # the chunks so far: one block
+                self.blocks.append([array[:start] for array in self.arrays])
+                self.arrays = None
         if not self.numpy or (start == 0 and all(t.shape[0] == self.n for t in leaves)):
             self.blocks.append(leaves)  # one chunk for all seeds needs no copy
             return

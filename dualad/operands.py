@@ -390,21 +390,27 @@ def object_loop_method(ufunc: np.ufunc) -> Callable:
 
 
 # ---------------------------------------------------------------------------
-# np.mean, np.std and np.var of a list of Duals (np.mean([x, y]))
+# np.mean, np.std, np.var, the quantiles and np.interp of a list of Duals
 # ---------------------------------------------------------------------------
-# NumPy dispatches on the list, not on its items, so no protocol runs: it sums the
-# object array, then casts the sum with ``dtype.type``, which would drop the
-# derivative (and is refused). Their implementations in numpy._core._methods,
-# looked up on every call, are wrapped: a list, tuple or object array holding Duals
-# becomes one Dual and goes to dualad's rule; anything else runs NumPy's code.
+# NumPy dispatches on the list, not on its items, so no protocol runs: it makes an
+# object array of it and computes on the Duals one by one, or casts it to floats
+# (np.mean: the sum cast with ``dtype.type``; np.interp's C code), which would drop
+# the derivative (and is refused). The helpers those functions call once the list is
+# an array, looked up in NumPy's modules on every call, are wrapped: an object array
+# (or list) holding Duals becomes one Dual and goes to dualad's rule, as np.stack of
+# the list would; anything else runs NumPy's code.
 
 def _object_array_of_boxes(a: Any) -> bool:
     return type(a) is np.ndarray and a.dtype == object and holds_box(a.ravel())
 
 
+def _holds_boxes(a: Any) -> bool:
+    return (type(a) in (list, tuple) and holds_box(a)) or _object_array_of_boxes(a)
+
+
 def _objects_to_rule(method: Callable, func: Callable) -> Callable:
     def wrapped(a, *args, **kwargs):
-        if (type(a) in (list, tuple) and holds_box(a)) or _object_array_of_boxes(a):
+        if _holds_boxes(a):
             return func(from_objects(np.array(a, dtype=object)), *args, **kwargs)
         return method(a, *args, **kwargs)
 
@@ -412,12 +418,50 @@ def _objects_to_rule(method: Callable, func: Callable) -> Callable:
     return wrapped
 
 
+def _quantile_rule(func: Callable) -> Callable:
+    """NumPy's ``_quantile_unchecked(a, q, axis, out, overwrite_input, method, keepdims,
+    weights, weak_q)`` (q already divided by 100 for the percentiles) as ``func``."""
+
+    def rule(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, weights=None, weak_q=False):
+        keepdims = False if keepdims is np._NoValue else keepdims
+        return func(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
+
+    return rule
+
+
+def _interp_to_rule(compiled: Callable) -> Callable:
+    """NumPy's C ``interp(x, xp, fp, left, right)``, which np.interp calls with its
+    arguments as given (x and xp too): dualad's rule where one holds Duals."""
+
+    def wrapped(x, xp, fp, left=None, right=None):
+        if _holds_boxes(x) or _holds_boxes(xp) or _holds_boxes(fp):
+            return np.interp(as_operand(x), as_operand(xp), as_operand(fp), left, right)
+        return compiled(x, xp, fp, left, right)
+
+    wrapped.__wrapped__ = compiled
+    return wrapped
+
+
+#: (NumPy's module, the helper's name, what its object arrays of Duals go to).
+_HELPERS = (
+    ("numpy._core._methods", "_mean", lambda method: _objects_to_rule(method, np.mean)),
+    ("numpy._core._methods", "_var", lambda method: _objects_to_rule(method, np.var)),
+    ("numpy._core._methods", "_std", lambda method: _objects_to_rule(method, np.std)),
+    # np.quantile and np.percentile; np.nanquantile and np.nanpercentile
+    ("numpy.lib._function_base_impl", "_quantile_unchecked",
+     lambda method: _objects_to_rule(method, _quantile_rule(np.quantile))),
+    ("numpy.lib._nanfunctions_impl", "_nanquantile_unchecked",
+     lambda method: _objects_to_rule(method, _quantile_rule(np.nanquantile))),
+    ("numpy.lib._function_base_impl", "compiled_interp", _interp_to_rule),
+)
+
+
 def _wrap_statistics() -> None:
-    methods = getattr(getattr(np, "_core", None), "_methods", None)
-    for name, func in (("_mean", np.mean), ("_var", np.var), ("_std", np.std)):
-        method = getattr(methods, name, None)
+    for module_name, name, wrap in _HELPERS:
+        method = getattr(sys.modules.get(module_name), name, None)
         if method is not None and not hasattr(method, "__wrapped__"):
-            setattr(methods, name, _objects_to_rule(method, func))
+            setattr(sys.modules[module_name], name, wrap(method))
 
 
 _wrap_statistics()

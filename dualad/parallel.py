@@ -470,9 +470,12 @@ class Spread:
                 key: tuple | None = ((args[0].shape, args[0].dtype),)
             else:
                 key = _quick_key(args)
-            if key in self.quick:
-                return self.serial(*args)
-        return self.call(self, *args, **kwargs)
+            if key in self.quick:  # (plain arguments: only the result can hold a Dual)
+                return _refused_if_nested(self.serial(*args))
+        given: Any = (args, kwargs)
+        if any(isinstance(leaf, Boxed) for leaf in tree_leaves(given)):
+            raise TypeError(_NESTED)  # (at once, whether the passes would go out or not)
+        return _refused_if_nested(self.call(self, *args, **kwargs))
 
     def serially(self, *args: Any, **kwargs: Any) -> Any:
         """The serial transform at ``args`` (too small to send out), remembered."""
@@ -488,6 +491,16 @@ class Spread:
 
     def __repr__(self) -> str:
         return f"<{self.dispatch.transform} on {type(self.dispatch.executor).__name__}>"
+
+
+def _refused_if_nested(result: Any) -> Any:
+    """``result``, unless it holds a Dual of an enclosing transform: then the function
+    closes over one, and its passes could not have been sent out. Refused whether they
+    ran here or not, so that whether a call raises never depends on timing (a serial
+    fallback) or on what earlier calls found."""
+    if any(isinstance(leaf, Boxed) for leaf in tree_leaves(result)):
+        raise TypeError(_NESTED)
+    return result
 
 
 def _quick_key(args: tuple) -> tuple | None:

@@ -87,6 +87,121 @@ def test_mean_std_var_of_a_list_of_duals(container, transform):
     assert np.mean([1.0, 2.0]) == 1.5 and np.std((1.0, 3.0)) == 1.0  # NumPy's own path
 
 
+# -- every NumPy function given a list of 0-d Duals ----------------------------------
+# The same call on np.stack of the list, in forward, reverse and second order: a list
+# either gives that derivative or raises a TypeError; it never drops the derivative
+# (np.percentile of a list once gave the value with a zero derivative: NumPy's lerp
+# passes ufuncs dtype=np.dtypes.Float64DType, which np.dtype reads as object).
+
+LIST_X = np.array([0.3, 1.7, 0.9, 2.4])
+LIST_W = np.array([1.0, 2.0, 0.5, 1.5])
+XP = [0.0, 1.0, 2.0, 3.0]
+
+
+def matrix(a):
+    """``a`` (four items) as a 2 × 2 matrix: a list of lists of a list."""
+    return [a[:2], a[2:]] if isinstance(a, (list, tuple)) else np.reshape(a, (2, 2))
+
+
+TAKE_A_LIST = {
+    "sum": np.sum, "prod": np.prod, "mean": np.mean, "std": np.std,
+    "var": lambda a: np.var(a, ddof=1), "max": np.max, "min": np.min, "ptp": np.ptp,
+    "median": np.median, "nanmedian": np.nanmedian,
+    "percentile": lambda a: np.percentile(a, 30),
+    "quantile": lambda a: np.quantile(a, [0.2, 0.5]),
+    "quantile lower": lambda a: np.quantile(a, 0.4, method="lower"),
+    "quantile keepdims": lambda a: np.quantile(a, 0.7, keepdims=True),
+    "nanpercentile": lambda a: np.nanpercentile(a, 70),
+    "nanquantile": lambda a: np.nanquantile(a, [0.6, 0.1]),
+    "nansum": np.nansum, "nanprod": np.nanprod, "nanmax": np.nanmax, "nanmin": np.nanmin,
+    "average": np.average, "average weights": lambda a: np.average(a, weights=LIST_W),
+    "average of weights": lambda a: np.average(LIST_W, weights=a),
+    "interp fp": lambda a: np.interp([0.5, 2.2], XP, a),
+    "interp x": lambda a: np.interp(a, XP, LIST_W),
+    "interp xp": lambda a: np.interp(1.2, np.cumsum(a), LIST_W),
+    "cumsum": np.cumsum, "cumprod": np.cumprod, "diff": np.diff, "ediff1d": np.ediff1d,
+    "sort": np.sort, "partition": lambda a: np.partition(a, 2),
+    "dot": lambda a: np.dot(a, LIST_W), "inner": lambda a: np.inner(a, LIST_W),
+    "outer": lambda a: np.outer(a, LIST_W), "vdot": lambda a: np.vdot(a, LIST_W),
+    "matmul": lambda a: np.matmul(a, LIST_W), "norm": np.linalg.norm,
+    "norm 1": lambda a: np.linalg.norm(a, 1), "trapezoid": np.trapezoid,
+    "convolve": lambda a: np.convolve(a, LIST_W), "polyval": lambda a: np.polyval(a, 1.3),
+    "polyval x": lambda a: np.polyval(LIST_W, a), "clip": lambda a: np.clip(a, 0.5, 2.0),
+    "where": lambda a: np.where(LIST_W > 1, a, 0.0), "sin": np.sin, "sqrt": np.sqrt,
+    "maximum": lambda a: np.maximum(a, 1.0), "hypot": lambda a: np.hypot(a, LIST_W),
+    "flip": np.flip, "roll": lambda a: np.roll(a, 1), "reshape": lambda a: np.reshape(a, (2, 2)),
+    "tile": lambda a: np.tile(a, 2), "take": lambda a: np.take(a, [2, 0]),
+    "kron": lambda a: np.kron(a, LIST_W[:2]), "einsum": lambda a: np.einsum("i,i->", a, LIST_W),
+    "concatenate": lambda a: np.concatenate([a, LIST_W]),
+    "stack": lambda a: np.stack([a, LIST_W]), "append": lambda a: np.append(a, LIST_W),
+    "pad": lambda a: np.pad(a, 1), "atleast_2d": np.atleast_2d,
+    "trace": lambda a: np.trace(matrix(a)), "diag": np.diag,
+    "select": lambda a: np.select([LIST_W > 1], [a]),
+}
+#: Those that cast the object array NumPy makes of the list to floats, or have no
+#: loop for it: a TypeError (dualad's, naming the function, where NumPy's code asks
+#: dualad for the floats).
+REFUSE_A_LIST = {
+    "nanmean": (np.nanmean, "numpy.nanmean"), "nanstd": (np.nanstd, "numpy.nanstd"),
+    "nanvar": (np.nanvar, "numpy.nanvar"), "cov": (np.cov, "numpy.cov"),
+    "corrcoef": (lambda a: np.corrcoef(a, LIST_W), "numpy.corrcoef"),
+    "linalg.det": (lambda a: np.linalg.det(matrix(a)), "numpy.linalg.det"),
+    "linalg.inv": (lambda a: np.linalg.inv(matrix(a)), "numpy.linalg.inv"),
+    "polyfit": (lambda a: np.polyfit(XP, a, 1), "numpy.linalg.lstsq"),
+    "logaddexp": (lambda a: np.logaddexp(a, LIST_W), "logaddexp"),  # (no object loop)
+}
+CONTAINERS = {"list": list, "tuple": tuple, "object array": lambda items: np.array(items, object)}
+MODES = {
+    "jacfwd": dualad.jacfwd,
+    "jacrev": dualad.jacrev,
+    "hessian": lambda f: dualad.hessian(lambda x: np.sum(f(x) ** 2)),
+}
+
+
+@pytest.mark.parametrize("container", list(CONTAINERS))
+@pytest.mark.parametrize("name", list(TAKE_A_LIST))
+def test_a_numpy_function_given_a_list_of_duals_as_given_their_stack(name, container):
+    f, make = TAKE_A_LIST[name], CONTAINERS[container]
+    given = lambda x: f(make([x[i] for i in range(4)]))
+    stacked = lambda x: f(np.stack([x[i] for i in range(4)]))
+    for mode, transform in MODES.items():
+        assert_allclose(transform(given)(LIST_X), transform(stacked)(LIST_X), rtol=1e-13,
+                        atol=1e-15, err_msg=mode)
+
+
+@pytest.mark.parametrize("container", ["list", "tuple"])
+@pytest.mark.parametrize("name", list(REFUSE_A_LIST))
+def test_a_numpy_function_that_cannot_take_a_list_of_duals_raises(name, container):
+    f, match = REFUSE_A_LIST[name]
+    make = CONTAINERS[container]
+    for transform in MODES.values():
+        with pytest.raises(TypeError, match=match):
+            transform(lambda x: f(make([x[i] for i in range(4)])))(LIST_X)
+
+
+@pytest.mark.parametrize("transform", list(MODES.values()), ids=list(MODES))
+def test_quantiles_of_a_list_with_ties_as_of_their_stack(transform):
+    # Equal values of different inputs (ties: the rule's stable order), and a q that
+    # is a Dual too (its derivative, (high - low)·(n-1)).
+    x = np.array([1.0, 1.0, 2.0, 1.0])
+    items = lambda x: [x[2], x[0], x[3], x[1], x[0] * x[2]]
+    for f in (lambda a, x: np.percentile(a, 50), lambda a, x: np.quantile(a, [0.3, 0.8]),
+              lambda a, x: np.nanpercentile(a, x[2] * 30), lambda a, x: np.median(a),
+              lambda a, x: np.nanquantile(a, 0.9, method="nearest")):
+        assert_allclose(transform(lambda x, f=f: f(items(x), x))(x),
+                        transform(lambda x, f=f: f(np.stack(items(x)), x))(x), rtol=1e-14)
+
+
+def test_a_ufunc_given_a_dtype_class_keeps_the_derivative():
+    # NumPy's own code passes dtype=type(a.dtype) (np.dtypes.Float64DType), which
+    # np.dtype reads as object; and astype(object) gives the 0-d Duals, as NumPy does.
+    f = lambda x: np.subtract(x, 1.0, dtype=np.dtypes.Float64DType) * x[0]
+    for transform in (dualad.jacfwd, dualad.jacrev):
+        assert_allclose(transform(f)(Y), [[2 * Y[0] - 1.0, 0.0], [Y[1] - 1.0, Y[0]]])
+    assert_allclose(dualad.grad(lambda x: np.sum(x.astype(object) * x))(Y), 2 * Y)
+    assert_allclose(dualad.grad(lambda x: np.sum(np.sin(x, dtype=object)))(Y), np.cos(Y))
+
+
 def test_an_array_of_vectors_is_their_stack():
     assert_allclose(dualad.jacfwd(lambda y: np.array([y, 2 * y]))(Y),
                     dualad.jacfwd(lambda y: np.stack([y, 2 * y]))(Y), rtol=1e-15)

@@ -261,6 +261,71 @@ def test_closure_over_outer_dual_is_constant_for_inner():
     assert_allclose(jacfwd(outer)(3.0), np.diag([2.0, 4.0]))
 
 
+# A transform run in chunks inside another: the chunks' tangents are the outer
+# transform's Duals, joined with the rule table (not into a float array). Every inner
+# transform, chunked by 1 and 2 (below n = 3), in every outer one, against unchunked.
+
+def nested_vector(x):
+    return np.sin(x) ** 2 * np.cumsum(x) + x[0] * x[-1]
+
+
+def nested_scalar(x):
+    return np.sum(np.sin(x) * np.cumprod(x)) + x[0] ** 2 * x[1]
+
+
+NESTED_X = np.array([0.3, 0.7, 1.1])
+CHUNKED_INNER = {
+    "jacfwd": lambda c: dualad.jacfwd(nested_vector, chunk_size=c),
+    "jacrev": lambda c: dualad.jacrev(nested_vector, chunk_size=c),
+    "hessian": lambda c: dualad.hessian(nested_scalar, chunk_size=c),
+    "hessian fwd-rev": lambda c: dualad.hessian(nested_scalar, chunk_size=c, mode="fwd-rev"),
+}
+OUTER = {
+    "jacfwd": lambda h: dualad.jacfwd(h)(NESTED_X),
+    "jacfwd chunked": lambda h: dualad.jacfwd(h, chunk_size=2)(NESTED_X),
+    "jacrev": lambda h: dualad.jacrev(h)(NESTED_X),
+    "jacrev chunked": lambda h: dualad.jacrev(h, chunk_size=1)(NESTED_X),
+    "hessian": lambda h: dualad.hessian(lambda x: np.sum(h(x) ** 2))(NESTED_X),
+    "jvp": lambda h: jvp(h, (NESTED_X,), (np.array([1.0, -2.0, 0.5]),))[1],
+    "vjp": lambda h: pulled_back(*dualad.vjp(h, NESTED_X)),
+}
+
+
+def pulled_back(out, pull):
+    return pull(np.cos(out))[0]
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2])
+@pytest.mark.parametrize("inner", list(CHUNKED_INNER))
+@pytest.mark.parametrize("outer", list(OUTER))
+def test_a_chunked_transform_nested_in_another(outer, inner, chunk_size):
+    expected = OUTER[outer](CHUNKED_INNER[inner](None))
+    assert_allclose(OUTER[outer](CHUNKED_INNER[inner](chunk_size)), expected, rtol=1e-12,
+                    atol=1e-14)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2])
+def test_chunks_of_an_inner_jacobian_some_constant_some_not(chunk_size):
+    # Column 0 of the inner Jacobian is p (the outer Dual), the others are numbers: a
+    # chunk's tangent is a Dual in some chunks, a float array in others.
+    x = np.array([1.0, 2.0, 3.0])
+    weights = np.array([1.0, 2.0, 3.0])
+
+    def g(p):
+        def inner(x):
+            return p * x[0] + x[1] + x[2] ** 2
+
+        return p * np.sum(dualad.jacfwd(inner, chunk_size=chunk_size)(x) * weights)
+
+    assert_allclose(dualad.grad(g)(0.5), 2 * 0.5 + 2.0 + 2 * 3.0 * 3.0)
+    assert_allclose(dualad.hessian(g)(0.5), 2.0)
+    def rows(p):
+        return dualad.jacrev(lambda x: np.stack([x[0], p * x[1], x[2]]),
+                             chunk_size=chunk_size)(x)
+
+    assert_allclose(dualad.jacfwd(rows)(0.5), np.diag([0.0, 1.0, 0.0]))
+
+
 # -- dtypes -------------------------------------------------------------------
 
 

@@ -271,6 +271,34 @@ def test_a_dual_of_an_enclosing_transform_is_refused(executor, how):
         dualad.grad(outer)(0.7)
 
 
+@pytest.mark.parametrize("transform", ["jacfwd", "jacrev", "hessian"])
+def test_a_dual_of_an_enclosing_transform_is_refused_where_the_passes_stay_here(
+        thread_pool, transform):
+    # Too small to gain (min_seconds not reached) or found so by an earlier call: the
+    # passes run here, and the call is refused all the same, never timing-dependent.
+    x = np.linspace(0.0, 1.0, 4)
+    scale = {"p": 0.7}
+    inner = getattr(dualad, transform)(lambda x: np.sum(np.sin(x * scale["p"]) * x),
+                                       chunk_size=2, executor=thread_pool, min_seconds=1e9)
+    with_p = getattr(dualad, transform)(lambda x, p: np.sum(np.sin(x * p) * x),
+                                        chunk_size=2, executor=thread_pool, min_seconds=1e9)
+
+    def closure(p):
+        scale["p"] = p
+        return np.sum(inner(x))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (runs serially: too small)
+        for _ in range(2):  # the first call decides serial; the second takes the quick path
+            with pytest.raises(TypeError, match="Dual of an enclosing transform"):
+                dualad.grad(closure)(0.7)
+            with pytest.raises(TypeError, match="Dual of an enclosing transform"):
+                dualad.grad(lambda p: np.sum(with_p(x, p)))(0.7)
+            scale["p"] = 0.7  # outside any transform, the serial result
+            assert np.array_equal(inner(x), getattr(dualad, transform)(
+                lambda x: np.sum(np.sin(x * 0.7) * x), chunk_size=2)(x))
+
+
 # -- threads sharing transforms ------------------------------------------------------------
 
 
