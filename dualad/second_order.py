@@ -369,7 +369,7 @@ def _symmetrized(inputs: Inputs, nested: Any, out_tree: Any) -> Any:
             row = []
             for j, xj in enumerate(inputs.leaves):
                 mirror = ops.transpose(blocks[j][i], axes=_swap_last(out_ndim, xj.ndim, xi.ndim))
-                row.append((blocks[i][j] + mirror) * 0.5)  # exactly symmetric
+                row.append(0.5 * blocks[i][j] + 0.5 * mirror)  # exactly symmetric, no overflow
             rows.append(inputs.unflatten(row))
         result.append(inputs.unflatten(rows))
     return out_tree.unflatten(result)
@@ -427,7 +427,7 @@ def _block(blocks: dict, i: int, j: int, leaf: int) -> Any:
     if i <= j:
         block = blocks[i, j][leaf]
         if i == j:  # average with the mirror image: exactly symmetric
-            block = (block + _swap_seed_axes(block)) * 0.5
+            block = 0.5 * block + 0.5 * _swap_seed_axes(block)  # (no overflow near the max)
         return block
     return _swap_seed_axes(blocks[j, i][leaf])
 

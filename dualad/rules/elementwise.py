@@ -205,25 +205,30 @@ sqrt = elementwise(np.sqrt, lambda ans, x: 0.5 / ans, nonfinite=True)
 cbrt = elementwise(np.cbrt, lambda ans, x: 1.0 / (3.0 * (ans * ans)), nonfinite=True)
 exp = elementwise(np.exp, lambda ans, x: ans)
 exp2 = elementwise(np.exp2, lambda ans, x: ans * _LN2)
-expm1 = elementwise(np.expm1, lambda ans, x: ans + 1.0)
+# exp(x), not ans + 1, which is 0 (and so is its derivative) from x ≈ -37 down.
+expm1 = elementwise(np.expm1, lambda ans, x: exp(x))
 log = elementwise(np.log, lambda ans, x: Over(x))
 log2 = elementwise(np.log2, lambda ans, x: Over(x * _LN2))
 log10 = elementwise(np.log10, lambda ans, x: Over(x * _LN10))
 log1p = elementwise(np.log1p, lambda ans, x: Over(x + 1.0))
 
 
-def _share(exp_, ans, x, y):
-    """exp(x - ans), the share of x in logaddexp (never overflows: ans ≥ x, y). At
-    x = ans = ±∞ it is the limit: 1, or ½ where y = x too (a tie, as for maximum)."""
-    at_inf = isinf(x) & equal(x, ans)
-    finite = exp_(where(at_inf, 0.0, x) - where(at_inf, 0.0, ans))
-    return where(at_inf, where(equal(x, y), 0.5, 1.0), finite)
+def _share(exp_, x, y):
+    """The share of x in logaddexp, eˣ/(eˣ + eʸ) = 1/(1 + e^(y-x)), as a logistic
+    function of x - y: exp(x - ans) would make its derivative 1 - share, which is 0
+    from x - y ≈ 37 on. Never overflows (e ≤ 1). At x = y = ±∞ it is ½ (a tie, as for
+    maximum); at one infinite argument the limit, 1 or 0."""
+    tie = isinf(x) & equal(x, y)
+    z = where(tie, 0.0, x) - where(tie, 0.0, y)
+    ahead = greater_equal(z, 0.0)
+    e = exp_(where(ahead, -z, z))
+    return where(tie, 0.5, where(ahead, 1.0 / (1.0 + e), e / (1.0 + e)))
 
 
-logaddexp = elementwise(np.logaddexp, lambda ans, x, y: _share(exp, ans, x, y),
-                        lambda ans, x, y: _share(exp, ans, y, x))
-logaddexp2 = elementwise(np.logaddexp2, lambda ans, x, y: _share(exp2, ans, x, y),
-                         lambda ans, x, y: _share(exp2, ans, y, x))
+logaddexp = elementwise(np.logaddexp, lambda ans, x, y: _share(exp, x, y),
+                        lambda ans, x, y: _share(exp, y, x))
+logaddexp2 = elementwise(np.logaddexp2, lambda ans, x, y: _share(exp2, x, y),
+                         lambda ans, x, y: _share(exp2, y, x))
 
 # ---------------------------------------------------------------------------
 # Trigonometric and hyperbolic
@@ -232,24 +237,66 @@ logaddexp2 = elementwise(np.logaddexp2, lambda ans, x, y: _share(exp2, ans, x, y
 sin = elementwise(np.sin, lambda ans, x: cos(x))
 cos = elementwise(np.cos, lambda ans, x: -sin(x))
 tan = elementwise(np.tan, lambda ans, x: 1.0 + ans * ans)
-# (1 - x)(1 + x) rather than 1 - x²: exact near ±1, where 1 - x² cancels.
-arcsin = elementwise(np.arcsin, lambda ans, x: 1.0 / sqrt((1.0 - x) * (1.0 + x)),
+
+
+def _one_minus_square(x):
+    """1 - x², as (1 - x)(1 + x) near ±1, where 1 - x² cancels, but as 1 - x·x for
+    |x| < ½, where the derivative of the product, (1 - x) - (1 + x), cancels instead."""
+    return where(greater(0.5, absolute(primal_value(x))), 1.0 - x * x, (1.0 - x) * (1.0 + x))
+
+
+arcsin = elementwise(np.arcsin, lambda ans, x: 1.0 / sqrt(_one_minus_square(x)),
                      nonfinite=True)
-arccos = elementwise(np.arccos, lambda ans, x: -1.0 / sqrt((1.0 - x) * (1.0 + x)),
+arccos = elementwise(np.arccos, lambda ans, x: -1.0 / sqrt(_one_minus_square(x)),
                      nonfinite=True)
-arctan = elementwise(np.arctan, lambda ans, x: Over(1.0 + x * x))
-arctan2 = elementwise(np.arctan2,
-                      lambda ans, y, x: x / (x * x + y * y),
-                      lambda ans, y, x: -y / (x * x + y * y))
+
+
+def _scale(*values):
+    """max |v| over the values (primal values: a constant), or 1 where that is 0 or
+    not finite: x/s and y/s square without overflow or underflow."""
+    m = absolute(primal_value(values[0]))
+    for v in values[1:]:
+        m = maximum(m, absolute(primal_value(v)))
+    return where(greater(m, 0.0) & ~isinf(m), m, 1.0)
+
+
+def _arctan_partial(ans, x):
+    # 1/(1 + x²) = (1/s²)/((1/s)² + (x/s)²), s = max(|x|, 1): x² and the derivatives'
+    # (1 + x²)² would overflow from |x| ≈ 1e77 on, where the values are still normal.
+    s = _scale(x, 1.0)
+    a, b = x / s, 1.0 / s
+    return 1.0 / (a * a + b * b) / s / s
+
+
+def _arctan2_partials(ans, y, x):
+    # (x, -y)/(x² + y²), scaled by s = max(|x|, |y|) as for arctan.
+    s = _scale(x, y)
+    a, b = x / s, y / s
+    q = 1.0 / (a * a + b * b) / s
+    return a * q, -(b * q)
+
+
+arctan = elementwise(np.arctan, _arctan_partial)
+arctan2 = elementwise(np.arctan2, lambda ans, y, x: _arctan2_partials(ans, y, x)[0],
+                      lambda ans, y, x: _arctan2_partials(ans, y, x)[1])
 
 
 def _hypot_partial(ans, x, y):
-    # x/ans; where ans = ∞ the limit: ±1 for an infinite x (1/√2 if y is infinite too),
-    # 0 for a finite one.
+    # x/ans, as sign(x)/√(1 + r²) with r = y/x where |x| ≥ |y|, else r·sign(y)/√(1 + r²)
+    # with r = x/y: the derivative of x/ans itself, 1/ans - x²/ans³, cancels for |x| ≫ |y|.
+    # 0 at x = y = 0 (the cone's tip); where ans = ∞ the limit: ±1 for an infinite x
+    # (1/√2 if y is infinite too), 0 for a finite one.
     at_inf = isinf(ans)
     count = isinf(x).astype(ans.dtype) + isinf(y).astype(ans.dtype)
     limit = where(isinf(x), sign(x) / sqrt(where(at_inf, count, 1.0)), 0.0)
-    return where(at_inf, limit, safe_divide(where(at_inf, 0.0, x), where(at_inf, 1.0, ans)))
+    tip = equal(ans, 0.0)
+    plain = ~(at_inf | tip)
+    xs, ys = where(plain, x, 1.0), where(plain, y, 1.0)
+    x_ahead = greater_equal(absolute(primal_value(xs)), absolute(primal_value(ys)))
+    r = where(x_ahead, ys, xs) / where(x_ahead, xs, ys)
+    root = sqrt(1.0 + r * r)
+    finite = where(x_ahead, sign(xs) / root, r * sign(ys) / root)
+    return where(at_inf, limit, where(tip, 0.0, finite))
 
 
 hypot = elementwise(np.hypot, _hypot_partial, lambda ans, x, y: _hypot_partial(ans, y, x))
@@ -276,7 +323,7 @@ arcsinh = elementwise(np.arcsinh, lambda ans, x: Over(sqrt(1.0 + x * x))
 arccosh = elementwise(np.arccosh, lambda ans, x: 1.0 / (sqrt(x - 1.0) * sqrt(x + 1.0))
                       if np.iscomplexobj(primal_value(x))
                       else 1.0 / sqrt((x - 1.0) * (x + 1.0)), nonfinite=True)
-arctanh = elementwise(np.arctanh, lambda ans, x: Over((1.0 - x) * (1.0 + x)), nonfinite=True)
+arctanh = elementwise(np.arctanh, lambda ans, x: Over(_one_minus_square(x)), nonfinite=True)
 deg2rad = elementwise(np.deg2rad, lambda ans, x: math.pi / 180.0)
 rad2deg = elementwise(np.rad2deg, lambda ans, x: 180.0 / math.pi)
 register_function(np.radians, deg2rad)

@@ -28,13 +28,93 @@ import numpy as np
 from ..dual import as_operand, primal_value
 from ..primitive import Primitive, register_function
 from .elementwise import (absolute, broadcast_shape_rule, cos, elementwise, equal, exp,
-                          greater, log, log1p, nondifferentiable, sin, where)
+                          greater, log, log1p, nondifferentiable, sin, sqrt, where)
 from .scipy_functions import scipy_rule
-from .special import _host_kernel, _no_partial, sc, sinc
+from .special import _SQRT_2PI, _TWO_OVER_SQRT_PI, _host_kernel, _no_partial, sc, sinc
 
 _PI = math.pi
 _TWO_I_OVER_SQRT_PI = 2j / math.sqrt(math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+# ---------------------------------------------------------------------------
+# Asymptotic series for large arguments, where the recurrences of the partials cancel
+# (erfcx' = 2x·erfcx - 2/√π, dawsn' = 1 - 2x·dawsn, i0e' = i1e - i0e, φ/Φ of
+# log_ndtr': their second derivatives lose ~x² to x⁴ ulps), used by the rules here and
+# in :mod:`dualad.rules.special`; the terms left out are below 1e-20 relative from the
+# thresholds on.
+# ---------------------------------------------------------------------------
+
+
+def _odd_factorial(n: int) -> int:
+    """(2n - 1)!!, 1 for n = 0."""
+    return math.prod(range(1, 2 * n, 2))
+
+
+def _horner(coefficients, u):
+    """Σₖ cₖ·uᵏ (coefficients from the constant term up)."""
+    total = coefficients[-1]
+    for c in reversed(coefficients[:-1]):
+        total = total * u + c
+    return total
+
+
+# erfcx(x) ~ Σₙ (-1)ⁿ(2n-1)!!·vⁿ/(x√π), v = 1/(2x²): erfcx'(x) = (2/√π)·v·Σₙ cₙ vⁿ
+_ERFCX_FAR = 20.0
+_ERFCX_DERIVATIVE = [(-1) ** n * _odd_factorial(n) for n in range(1, 13)]
+_DAWSN_DERIVATIVE = [_odd_factorial(n) for n in range(1, 13)]  # (dawsn's, without signs)
+# φ(x)/Φ(x) ~ -x/Σₙ (-1)ⁿ(2n-1)!!·x⁻²ⁿ for x → -∞ (the inverse Mills ratio)
+_LOG_NDTR_FAR = -20.0
+_MILLS = [(-1) ** n * _odd_factorial(n) for n in range(14)]
+# e^(-x)·I_ν(x) ~ (2πx)^(-1/2)·Σₖ cₖ x⁻ᵏ, cₖ = Πⱼ≤ₖ ((2j-1)² - 4ν²)/(k!·8ᵏ); its
+# derivative (2πx)^(-1/2)·x⁻¹·Σₖ dₖ x⁻ᵏ, dₖ = -(k + ½)·cₖ.
+_BESSEL_FAR = 50.0
+
+
+def _bessel_derivative_coefficients(nu: int, terms: int = 20) -> list:
+    c, out = 1.0, []
+    for k in range(terms):
+        if k:
+            c *= ((2 * k - 1) ** 2 - 4 * nu * nu) / (8.0 * k)
+        out.append(-(k + 0.5) * c)
+    return out
+
+
+_IE_DERIVATIVE = [_bessel_derivative_coefficients(0), _bessel_derivative_coefficients(1)]
+
+
+def _ie_derivative(nu: int, x):
+    """d/da of e^(-a)·I_ν(a) (ν = 0, 1) at a = |x| > 50, by the asymptotic series."""
+    u = 1.0 / where(greater(absolute(x), _BESSEL_FAR), absolute(x), _BESSEL_FAR)
+    return sqrt(u / (2.0 * _PI)) * (u * _horner(_IE_DERIVATIVE[nu], u))
+
+
+def _dawsn_partial(ans, x):
+    # 1 - 2x·F(x); for |x| > 20, where it cancels, -v·Σₙ (2n-1)!!·vⁿ, v = 1/(2x²)
+    # (F(x) ~ Σₙ (2n-1)!!·vⁿ/(2x)).
+    far = greater(absolute(x), _ERFCX_FAR)
+    u = 1.0 / where(far, x, _ERFCX_FAR)
+    v = 0.5 * (u * u)
+    return where(far, -(v * _horner(_DAWSN_DERIVATIVE, v)), 1.0 - 2.0 * x * ans)
+
+
+def _erfcx_partial(ans, x):
+    # 2x·erfcx - 2/√π, which cancels for large x: there its asymptotic series.
+    far = greater(x, _ERFCX_FAR)
+    u = 1.0 / where(far, x, _ERFCX_FAR)
+    v = 0.5 * (u * u)
+    return where(far, _TWO_OVER_SQRT_PI * (v * _horner(_ERFCX_DERIVATIVE, v)),
+                 2.0 * x * ans - _TWO_OVER_SQRT_PI)
+
+
+def _log_ndtr_partial(ans, x):
+    # φ(x)/Φ(x) as one exp of a difference (no underflow in the left tail); below -20,
+    # where -x²/2 - ans cancels (and its derivative, f'·(-x - f'), too), the series.
+    far = greater(_LOG_NDTR_FAR, x)
+    xf = where(far, x, _LOG_NDTR_FAR)
+    u = 1.0 / xf
+    xn, an = where(far, 0.0, x), where(far, 0.0, ans)
+    return where(far, -xf / _horner(_MILLS, u * u), exp(-0.5 * (xn * xn) - an) / _SQRT_2PI)
 
 
 def _jsp(name: str, output: int | None = None):
@@ -132,7 +212,7 @@ def declare() -> None:
     # E_n' = -E_{n-1}; E_0 = e⁻ˣ/x (SciPy's expn(-1, x) is nan). n is an integer.
     expn = elementwise(sc.expn, None, lambda ans, n, x: where(
         equal(n, 0.0), -ans * (1.0 + 1.0 / x), -expn(n - 1.0, x)))
-    dawsn = elementwise(sc.dawsn, lambda ans, x: 1.0 - 2.0 * x * ans)
+    dawsn = elementwise(sc.dawsn, _dawsn_partial)
     # SciPy's 10ˣ and 2ˣ (NumPy's exp2 is another ufunc)
     exp10 = elementwise(sc.exp10, lambda ans, x: ans * math.log(10.0))
     scipy_exp2 = elementwise(sc.exp2, lambda ans, x: ans * math.log(2.0))

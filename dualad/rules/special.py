@@ -38,8 +38,8 @@ import numpy as np
 
 from ..dual import primal_value
 from ..primitive import UFUNC_HANDLERS, Over, Primitive, qualified_name, register_function
-from .elementwise import (absolute, broadcast_shape_rule, cos, elementwise, equal, exp,
-                          floor, greater, log, log1p, safe_divide, sign, where)
+from .elementwise import (_sech_squared, absolute, broadcast_shape_rule, cos, elementwise,
+                          equal, exp, floor, greater, log, log1p, safe_divide, sign, where)
 from .reductions import amax, normalize_axes, sum_
 from .shape import broadcast_to, reshape, shape_of
 
@@ -352,19 +352,20 @@ def _igamma_grad_a(a, x):
 
 def _declare_ufuncs() -> None:
     """Declare the primitives of scipy.special's ufuncs (:func:`declare_scipy_rules`)."""
+    from . import scipy_special as _far  # (the asymptotic series of large arguments)
     # Error function and normal distribution
     erf = elementwise(sc.erf, lambda ans, x: _TWO_OVER_SQRT_PI * exp(-(x * x)))
     erfc = elementwise(sc.erfc, lambda ans, x: -_TWO_OVER_SQRT_PI * exp(-(x * x)))
-    # erfcx = exp(x²)·erfc(x): 2x·erfcx - 2/√π (loses ~x² ulps for large x).
-    erfcx = elementwise(sc.erfcx, lambda ans, x: 2.0 * x * ans - _TWO_OVER_SQRT_PI)
+    # erfcx = exp(x²)·erfc(x): 2x·erfcx - 2/√π, by its asymptotic series for x > 20.
+    erfcx = elementwise(sc.erfcx, _far._erfcx_partial)
     erfinv = elementwise(sc.erfinv, lambda ans, x: _SQRT_PI_OVER_TWO * exp(ans * ans))
     ndtr = elementwise(sc.ndtr, lambda ans, x: exp(-0.5 * (x * x)) / _SQRT_2PI)
-    # φ(x)/Φ(x) as one exp of a difference: no underflow in the far left tail.
-    log_ndtr = elementwise(sc.log_ndtr, lambda ans, x: exp(-0.5 * (x * x) - ans) / _SQRT_2PI)
+    log_ndtr = elementwise(sc.log_ndtr, _far._log_ndtr_partial)
     ndtri = elementwise(sc.ndtri, lambda ans, x: _SQRT_2PI * exp(0.5 * (ans * ans)))
 
     # Logistic
-    expit = elementwise(sc.expit, lambda ans, x: ans * expit(-x))
+    # s(1 - s) as sech²(x/2)/4: its derivative has no 1 - 2s, which cancels near 0.
+    expit = elementwise(sc.expit, lambda ans, x: 0.25 * _sech_squared(ans, 0.5 * x))
     logit = elementwise(sc.logit, lambda ans, x: Over(x * (1.0 - x)))
     log_expit = elementwise(sc.log_expit, lambda ans, x: expit(-x))
     # x·log y is 0 at x = 0 for every y: ∂y = 0 there (no 0/0); ∂x = log 0 = -inf at y = 0.
@@ -389,9 +390,14 @@ def _declare_ufuncs() -> None:
     # Bessel functions: derivatives by the recurrences, f(x)/x taken at 0 by its limit.
     i0 = elementwise(sc.i0, lambda ans, x: i1(x))
     i1 = elementwise(sc.i1, lambda ans, x: i0(x) - _over_x(i1, x))
-    # i0e = exp(-|x|)·i0: at x = 0 the kink's midpoint is i1e(0) = 0.
-    i0e = elementwise(sc.i0e, lambda ans, x: i1e(x) - sign(x) * ans)
-    i1e = elementwise(sc.i1e, lambda ans, x: i0e(x) - sign(x) * ans - _i1e_over_x(x))
+    # i0e = exp(-|x|)·i0: at x = 0 the kink's midpoint is i1e(0) = 0. For |x| > 50,
+    # where i1e - i0e cancels, the asymptotic series.
+    i0e = elementwise(sc.i0e, lambda ans, x: where(
+        greater(absolute(x), _far._BESSEL_FAR), sign(x) * _far._ie_derivative(0, x),
+        i1e(x) - sign(x) * ans))
+    i1e = elementwise(sc.i1e, lambda ans, x: where(
+        greater(absolute(x), _far._BESSEL_FAR), _far._ie_derivative(1, x),
+        i0e(x) - sign(x) * ans - _i1e_over_x(x)))
 
     def _i1e_over_x(x):
         """exp(-|x|)·I1(x)/x, finite at any x (I1 alone overflows from x ≈ 713 on)."""
@@ -461,8 +467,16 @@ def _declare_ufuncs() -> None:
     pdtrc = elementwise(sc.pdtrc, None, lambda ans, k, m: _poisson_pmf(k, m))
     # erfc(ans) = y, so dy = -2/√π exp(-ans²) d ans.
     erfcinv = elementwise(sc.erfcinv, lambda ans, y: -_SQRT_PI_OVER_TWO * exp(ans * ans))
-    # rgamma = 1/Γ: -ψ(x)/Γ(x) (nan at the poles of Γ, x = 0, -1, ..., where rgamma = 0).
-    rgamma = elementwise(sc.rgamma, lambda ans, x: -ans * digamma(x))
+    # rgamma = 1/Γ: -ψ(x)/Γ(x) (nan at the poles of Γ, x = -1, -2, ..., where rgamma = 0).
+    # For |x| < ½, at the pole of ψ, d/dx [x/Γ(x + 1)] = (1 - x·ψ(x + 1))/Γ(x + 1),
+    # whose derivative has no terms ±1/x that cancel (and which is 1 at x = 0).
+    def _rgamma_partial(ans, x):
+        near = greater(0.5, absolute(x))
+        xn, xf = where(near, x, 0.0), where(near, 1.0, x)
+        return where(near, rgamma(xn + 1.0) * (1.0 - xn * digamma(xn + 1.0)),
+                     -ans * digamma(xf))
+
+    rgamma = elementwise(sc.rgamma, _rgamma_partial)
     iv = elementwise(sc.iv, _no_partial("iv", "v"),
                      lambda ans, v, x: 0.5 * (iv(v - 1.0, x) + iv(v + 1.0, x)))
     # ive = iv·exp(-|x|)
