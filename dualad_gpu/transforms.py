@@ -5,10 +5,12 @@ once per input signature: the Duals' parts are JAX tracers, every primitive
 runs its JAX kernel, and XLA compiles the result for the CPU or GPU at hand.
 Later calls with the same shapes and dtypes reuse the compiled program.
 
-Arguments that are not differentiated (and differentiated ones in a chunk of
-seeds that does not touch them) reach the function as Duals of a tag that
-carries no derivative, so NumPy calls and item assignment work on them as on
-the differentiated ones; no such Dual leaves the transform.
+Arguments that are not differentiated, and the values of the differentiated
+ones, reach the function as Duals of a tag that carries no derivative, so NumPy
+calls and item assignment work on them, and on what is computed from them once
+a derivative is dropped (``stop_gradient``, a comparison), as on Duals that
+carry one; integer results are plain JAX arrays (indices); no such Dual leaves
+the transform.
 
 Which compiled program serves a call is decided at each call, from the
 function's code and the state it reads (:mod:`dualad_gpu.cache`): a changed
@@ -33,7 +35,7 @@ import numpy as np
 import dualad
 from dualad.pytrees import tree_leaves, tree_map
 from dualad import Dual
-from dualad.primitive import NeedsHost, Tag
+from dualad.primitive import Boxed, EscapedDualError, NeedsHost, Primitive, Tag
 
 from .cache import LRUCache, state_key
 from .pytrees import registers_new_classes
@@ -65,32 +67,71 @@ def compile_transform(transformed: Callable) -> Callable:
 
 
 class ValueTag(Tag):
-    """The tag of arguments that are not differentiated: values in Dual's clothing
-    (one zero seed), so that NumPy calls on them reach the rule table and so the
-    JAX kernels. Made before the transform's own tag, it is the outermost level:
-    to every transform these Duals are constants."""
+    """The tag of values in Dual's clothing (one zero seed): the arguments that are
+    not differentiated and the values of those that are, so that NumPy calls on them
+    reach the rule table and so the JAX kernels. Made before the transform's own tag,
+    it is the outermost level: to every transform these Duals are constants."""
 
     __slots__ = ()
     carries_derivatives = False
 
 
+class ValueDual(Dual):
+    """A value Dual (of a :class:`ValueTag`). Its integer results are plain arrays, as
+    integer arguments are: indices JAX takes, which carry no derivative anyway. Its
+    boolean results stay ValueDuals (``np.where(x > 0, 1.0, 2.0)`` reaches JAX) and
+    take NumPy's bitwise operators, as the comparisons of rules use them."""
+
+    __slots__ = ()
+
+    def _process(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        # No rule to run: the kernel on the values, each of its results clothed again
+        # (a tuple's items too: scipy.stats.mode's).
+        tag = self._tag
+        if not tag.live:
+            raise EscapedDualError(tag)
+        primals = [a.primal if isinstance(a, Boxed) and a._tag is tag else a for a in args]
+        if any(isinstance(a, Boxed) for a in primals):
+            ans = prim(*primals, **params)
+        else:
+            ans = prim.impl(*primals, **params)
+        return tree_map(self._clothed, ans)
+
+    def _clothed(self, value: Any) -> Any:
+        dtype = getattr(value, "dtype", None)
+        if dtype is None or jnp.issubdtype(dtype, jnp.integer):
+            return value
+        return ValueDual._new(value, jnp.zeros((1,) + tuple(jnp.shape(value)), dtype),
+                              self._tag)
+
+    def _wrap(self, primal: Any, tangent: Any) -> Any:
+        if jnp.issubdtype(getattr(primal, "dtype", np.float64), jnp.integer):
+            return primal
+        return ValueDual._new(primal, tangent, self._tag)
+
+    def __and__(self, other): return np.bitwise_and(self, other)
+    def __rand__(self, other): return np.bitwise_and(other, self)
+    def __or__(self, other): return np.bitwise_or(self, other)
+    def __ror__(self, other): return np.bitwise_or(other, self)
+    def __xor__(self, other): return np.bitwise_xor(self, other)
+    def __rxor__(self, other): return np.bitwise_xor(other, self)
+    def __invert__(self): return np.invert(self)
+
+
 def _as_value_dual(a: Any, tag: ValueTag) -> Any:
-    if isinstance(a, jax.Array) and jnp.issubdtype(a.dtype, jnp.floating):
-        return Dual._new(a, jnp.zeros((1,) + tuple(a.shape), a.dtype), tag)
-    if isinstance(a, Dual) and a.tangent is None and isinstance(a.primal, jax.Array):
-        # (an argument with no seed in this chunk, or none at all: its value too)
-        return Dual._new(_as_value_dual(a.primal, tag), None, a._tag)
-    return a  # Duals, integer and boolean arrays, other Python values
+    """``a`` as the program sees it: a JAX float (or complex) array as a
+    :class:`ValueDual`, and so a differentiated argument's value too, which then stays
+    one wherever its derivative is dropped (``stop_gradient``, a rule holding it
+    constant, a comparison) and reaches NumPy calls after that."""
+    if isinstance(a, jax.Array) and jnp.issubdtype(a.dtype, jnp.inexact):
+        return ValueDual._new(a, jnp.zeros((1,) + tuple(a.shape), a.dtype), tag)
+    if isinstance(a, Dual) and a._tag is not tag:  # (nested ones too: a Hessian's)
+        return _rebuilt(a, _as_value_dual(a.primal, tag), a.tangent)
+    return a  # integer and boolean arrays, other Python values
 
 
-def _strip(x: Any, tag: ValueTag) -> Any:
-    """``x`` without the value Duals of ``tag``, wherever they sit in it."""
-    if not isinstance(x, Dual):
-        return x
-    if x._tag is tag:
-        return _strip(x.primal, tag)
-    primal = _strip(x.primal, tag)
-    tangent = _strip(x.tangent, tag)
+def _rebuilt(x: Dual, primal: Any, tangent: Any) -> Dual:
+    """``x`` (of its own class: a HyperDual's too) with ``primal`` and ``tangent``."""
     if primal is x.primal and tangent is x.tangent:
         return x
     out = object.__new__(type(x))
@@ -102,12 +143,22 @@ def _strip(x: Any, tag: ValueTag) -> Any:
     return out
 
 
+def _strip(x: Any, tag: ValueTag) -> Any:
+    """``x`` without the value Duals of ``tag``, wherever they sit in it."""
+    if not isinstance(x, Dual):
+        return x
+    if x._tag is tag:
+        return _strip(x.primal, tag)
+    return _rebuilt(x, _strip(x.primal, tag), _strip(x.tangent, tag))
+
+
 def _strip_tree(tree: Any, tag: ValueTag) -> Any:
     return tree_map(lambda x: _strip(x, tag), tree, none_is_leaf=True)
 
 
 def _with_values_as_duals(fun: Callable, tag: ValueTag) -> Callable:
-    """``fun`` receiving its JAX float arrays as value Duals of ``tag``, returning none."""
+    """``fun`` receiving its JAX float and complex arrays as value Duals of ``tag``
+    (differentiated ones: their values), returning none."""
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):

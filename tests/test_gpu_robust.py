@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import types
+import warnings
 import weakref
 
 import numpy as np
@@ -166,6 +167,134 @@ def test_empty_inputs(shape):
     assert dualad_gpu.jacfwd(g, chunk_size=1)(x, y).shape == shape + shape
     assert dualad_gpu.jvp(g, (x, y), (x, y))[1].shape == shape
     assert dualad_gpu.vjp(g, x, y)[1](np.ones(shape))[0].shape == shape
+
+
+# -- 15: size-0 and size-1 inputs; values held constant (stop_gradient, a variance of one)
+
+
+def _compose(y):
+    """``y`` through np.minimum, np.maximum, np.where and np.clip (no ties at 0.3..0.7)."""
+    return (y + np.minimum(y, 0.5) + np.maximum(y, 0.1) + np.where(y > 0.2, y, 0.0)
+            + np.clip(y, 0.1, 0.5))
+
+
+SMALL = {
+    "var": np.var, "std": np.std, "mean": np.mean, "sum": np.sum, "prod": np.prod,
+    "max": np.max, "min": np.min, "median": np.median, "sort": np.sort,
+    "cumsum": np.cumsum, "norm": np.linalg.norm, "dot": lambda x: np.dot(x, x),
+    "tensordot": lambda x: np.tensordot(x, x, axes=1),
+    "stop_gradient": lambda x: x * dualad.stop_gradient(x),
+}
+
+
+def _outcome(transform, fun, x):
+    try:
+        return transform(fun)(x)
+    except Exception as error:  # noqa: BLE001 (NumPy's refusal: the max of nothing)
+        return type(error)
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_size_0_and_size_1_inputs_give_numpy_s_answer(name):
+    """Each function alone and composed with minimum/maximum/where/clip, in every
+    transform: dualad's values (and errors) and NumPy's shapes."""
+    for n, compose in itertools.product((0, 1), (False, True)):
+        x = np.linspace(0.3, 0.7, n)
+        f = (lambda x: _compose(SMALL[name](x))) if compose else SMALL[name]
+        total = lambda x, f=f: np.sum(f(x))  # noqa: E731
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NumPy's mean of nothing
+            try:
+                out_shape = np.shape(SMALL[name](x))
+            except ValueError:  # np.max of nothing
+                out_shape = None
+            for transform, fun in [("value_and_grad", total), ("jacfwd", f),
+                                   ("jacrev", f), ("hessian", total)]:
+                want = _outcome(getattr(dualad, transform), fun, x)
+                got = _outcome(getattr(dualad_gpu, transform), fun, x)
+                where = str((name, n, compose, transform))
+                if isinstance(want, type):
+                    assert want is ValueError and out_shape is None, where
+                    assert got is want, where
+                    continue
+                assert out_shape is not None, where
+                if transform == "value_and_grad":  # the value: NumPy's
+                    assert_allclose(want[0], total(x), rtol=1e-15, equal_nan=True)
+                    assert_allclose(np.asarray(got[0]), total(x), rtol=1e-15,
+                                    equal_nan=True)
+                    want, got = want[1], got[1]
+                shape = {"value_and_grad": x.shape, "hessian": x.shape * 2}.get(
+                    transform, out_shape + x.shape)
+                assert np.shape(want) == shape and np.shape(got) == shape, where
+                assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-14,
+                                equal_nan=True, err_msg=where)
+
+
+def _held(x):
+    return dualad.stop_gradient(x)
+
+
+# name: a function of x = [0.3, 0.4] and its jax.numpy twin (None: dualad's std of one
+# element has derivative 0 where JAX's is NaN)
+HELD = {
+    "product": (lambda x: np.sum(x * _held(x)), lambda x: jnp.sum(x * jax.lax.stop_gradient(x))),
+    "minimum": (lambda x: np.sum(np.minimum(_held(x), 0.35) * x),
+                lambda x: jnp.sum(jnp.minimum(jax.lax.stop_gradient(x), 0.35) * x)),
+    "maximum": (lambda x: np.sum(np.maximum(_held(x) ** 2, x)),
+                lambda x: jnp.sum(jnp.maximum(jax.lax.stop_gradient(x) ** 2, x))),
+    "clip": (lambda x: np.sum(np.clip(_held(x), 0.1, 0.35) * x),
+             lambda x: jnp.sum(jnp.clip(jax.lax.stop_gradient(x), 0.1, 0.35) * x)),
+    "where": (lambda x: np.sum(np.where((_held(x) > 0.35) & (x < 0.5) | ~(x > 0.2), x, 2 * x)),
+              lambda x: jnp.sum(jnp.where((jax.lax.stop_gradient(x) > 0.35) & (x < 0.5)
+                                          | ~(x > 0.2), x, 2 * x))),
+    "where, constants": (lambda x: np.sum(x * np.where(_held(x) > 0.35, 1.0, 3.0)),
+                         lambda x: jnp.sum(x * jnp.where(x > 0.35, 1.0, 3.0))),
+    "var of one": (lambda x: np.minimum(np.var(x[:1]), 0.5) + np.var(x[:1]) * x[1],
+                   lambda x: jnp.minimum(jnp.var(x[:1]), 0.5) + jnp.var(x[:1]) * x[1]),
+    "std of one": (lambda x: np.maximum(np.std(x[:1]), 0.1) + np.std(x[:1]), None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HELD))
+def test_values_held_constant_stay_values_of_the_program(name):
+    """What stop_gradient (or a variance of one element) leaves of a differentiated
+    argument meets NumPy calls (minimum, maximum, clip, where, &, |, ~) in every
+    transform, as dualad's and JAX's."""
+    f, twin = HELD[name]
+    x = np.array([0.3, 0.4])
+    for transform in ("grad", "jacfwd", "jacrev", "hessian"):
+        got = getattr(dualad_gpu, transform)(f)(x)
+        assert_allclose(np.asarray(got), getattr(dualad, transform)(f)(x), rtol=1e-14,
+                        err_msg=transform)
+        if twin is not None:
+            with jax.enable_x64(True):
+                assert_allclose(np.asarray(got), getattr(jax, transform)(twin)(jnp.asarray(x)),
+                                rtol=1e-14, err_msg=transform)
+
+
+def test_complex_values_held_constant_stay_values_of_the_program():
+    z = np.array([0.3 + 0.2j, 0.1 - 0.4j])
+    for f in (lambda z: z * np.abs(_held(z)),
+              lambda z: z * np.maximum(np.real(_held(z)), 0.2)):
+        assert_allclose(np.asarray(dualad_gpu.jacfwd(f, holomorphic=True)(z)),
+                        dualad.jacfwd(f, holomorphic=True)(z), rtol=1e-14)
+
+
+def test_integer_results_stay_plain_arrays():
+    """Integers computed from values (differentiated or not) index as JAX takes them and
+    leave the transforms as integers."""
+    x, y = np.array([0.3, 0.1, 0.4]), np.array([2.0, 1.0, 2.0])
+    f = lambda x, y: np.take(x, np.lexsort((x, y))) * np.argmax(_held(x))  # noqa: E731
+    for transform, argnums in itertools.product(("jacfwd", "jacrev"), (0, 1, (0, 1))):
+        assert_same_tree(getattr(dualad_gpu, transform)(f, argnums)(x, y),
+                         getattr(dualad, transform)(f, argnums)(x, y))
+    g = lambda x: (np.sum(np.sin(x)), (np.argsort(x), np.argsort(_held(x))))  # noqa: E731
+    grad, orders = dualad_gpu.grad(g, has_aux=True)(x)
+    assert_allclose(np.asarray(grad), np.cos(x), rtol=1e-15)
+    for order in orders:
+        assert order.dtype.kind == "i" and np.array_equal(order, [1, 0, 2])
+    (_, order), _ = dualad_gpu.jvp(lambda x: (np.sin(x), np.argsort(x)), (x,), (x,))
+    assert order.dtype.kind == "i" and np.array_equal(order, [1, 0, 2])
 
 
 REVERSED_SLICE = """

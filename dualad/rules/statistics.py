@@ -21,6 +21,8 @@ Conventions, those of JAX:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..dual import Dual, primal_value
@@ -119,8 +121,17 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, name):
     shape = shape_of(a)
     axes = normalize_axes(axis, len(shape))
     a, rest, n = _reduce_axes_last(a, axes)
-    if n == 0:
+    if n == 0 and not squash_nans and name != "median":  # (NumPy: an IndexError)
         raise ValueError(f"np.{name} of an empty axis is not defined")
+    if n == 0 or (squash_nans and 0 in rest):
+        # NumPy's answer: the mean of an empty slice, NaN (the nan-versions, for an
+        # empty a, return np.nanmean(a, axis), whatever q is)
+        if n == 0:
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=4)
+        out = keepdims_shape(shape, axes) if keepdims else rest
+        if squash_nans:
+            q_shape, out_dtype = (), np.result_type(_stand_in(a), 0.0)
+        return np.full(q_shape + tuple(out), np.nan, out_dtype)
     last = len(rest)
     if not _on_numpy(a) or np.isnan(primal_value(a)).any():
         # a NaN in a slice makes its quantiles NaN (the nan-versions: an all-NaN
