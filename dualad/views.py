@@ -140,7 +140,9 @@ def is_view(base: Dual, value: Any, make: Callable[[Any], Any]) -> bool:
     if backend_of((value,)) == "numpy":
         return False  # a NumPy or Python scalar: a copy
     standing = stand_in(base)
-    return np.may_share_memory(make(standing), standing)
+    made = make(standing)
+    # (an index of traced integers makes a JAX gather of the stand-in: a copy)
+    return isinstance(made, np.ndarray) and np.may_share_memory(made, standing)
 
 
 def stand_in(x: Dual) -> np.ndarray:
