@@ -13,8 +13,9 @@ Examples
 (array(5.5), array(1.71633781))
 """
 
-from .dual import Dual, primal_value, stop_gradient  # first: loads the rule table (dualad.ops)
-from . import rules  # noqa: F401,I001
+from .dual import Dual, primal_value, stop_gradient
+from . import rules  # noqa: F401,I001  (declares the primitives, fills dualad.ops)
+from . import solvers  # noqa: F401,I001  (SciPy's solvers' rules: they use the transforms)
 from .custom import custom_jvp, defprimitive
 from .forward import DEFAULT_CHUNK_BYTES, derivative, jacfwd, jacobian, jvp
 from .hyperdual import HyperDual

@@ -51,22 +51,13 @@ import numpy as np
 from .dual import Dual, primal_value
 from .fillable import Fillable
 from .operands import DualObjects, elements
-from .primitive import TRANSFORMS_RUNNING, Boxed
+from .primitive import (CONVERSIONS, MAKERS, NUMPY, PREDICATES, STACKERS,  # noqa: F401
+                        TRANSFORMS_RUNNING, Boxed)
 
 __all__ = ["enter", "exit", "scope", "scoped", "NUMPY"]
 
-#: NumPy's conversions, wrapped while a transform runs.
-CONVERSIONS = ("array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray")
-#: NumPy's makers of new arrays, which give a Fillable in the code a transform runs.
-MAKERS = ("zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like",
-          "full_like", "eye", "identity")
-#: NumPy's functions that take lists of values (a list of Duals is stacked first).
-STACKERS = ("atleast_1d", "atleast_2d", "atleast_3d")
-#: NumPy's predicates on types, answered for a Dual by its primal value's type.
-PREDICATES = ("isscalar",)
-#: NumPy's own functions, by name.
-NUMPY: dict[str, Callable] = {name: getattr(np, name)
-                              for name in CONVERSIONS + MAKERS + STACKERS + PREDICATES}
+# NumPy's conversions, makers, stackers and predicates, and NUMPY (NumPy's own functions,
+# by name): in dualad.primitive, where the replay reads NumPy's own functions too.
 
 _ndarray = np.ndarray
 _COPY_MODES = {mode: {"ALWAYS": True, "NEVER": False}.get(mode.name)

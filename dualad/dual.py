@@ -25,6 +25,11 @@ from .pytrees import tree_map
 __all__ = ["Dual", "primal_value"]
 
 
+#: The array namespace of Duals (``Dual.__array_namespace__``): put here by the rule
+#: table (dualad.rules.scipy_functions) when it loads.
+ARRAY_NAMESPACE: list[Any] = []
+
+
 class Dual(Boxed):
     """An array of dual numbers ``primal + ε·tangent`` (forward-mode AD).
 
@@ -419,8 +424,7 @@ class Dual(Boxed):
         """The array namespace SciPy's array-API dispatch asks for (``SCIPY_ARRAY_API=1``):
         NumPy's functions, which reach the rule table through ``__array_function__``, and
         ``special``, the ``scipy.special`` ufuncs (see docs/scipy-functions.md)."""
-        from .rules.scipy_functions import array_namespace
-        return array_namespace()
+        return ARRAY_NAMESPACE[0]
 
 
 def _ndarray_method(func: Callable) -> Callable:
@@ -550,8 +554,8 @@ def _astype(x: Any, dtype) -> Any:
     return primal_value(x).astype(dtype)
 
 
-# Bound late, in this order: they use the Dual above; the rule table (ops) uses the
-# operands' and the tangents' helpers; the views use the rule table.
+# Bound late, in this order: they use the Dual above. ``ops`` is the rule table's
+# namespace, filled by dualad.rules when it loads (the table sits above the number types).
 from .operands import (DualObjects, array_arguments, as_operand,  # noqa: E402,F401
                        complex_error, conversion_error, elements, from_objects,
                        holds_complex, inside_vectorize, into_outputs, is_python_ufunc,
@@ -560,8 +564,3 @@ from .tangents import (align_tangent, check_tangent_shape, elementwise_jvp,  # n
                        fit_tangent)
 from . import ops as _ops  # noqa: E402,I001
 from . import views as _views  # noqa: E402,I001
-
-for _ufunc in list(UFUNC_HANDLERS):
-    if not hasattr(Dual, _ufunc.__name__):
-        setattr(Dual, _ufunc.__name__, object_loop_method(_ufunc))
-del _ufunc

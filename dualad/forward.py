@@ -20,9 +20,8 @@ from .constructors import scope, scoped
 from . import ops, parallel
 from .dual import Dual, as_float_array, from_objects, primal_value, without_tag
 from .tangents import check_tangent_shape
-from .operands import output_of
 from .inputs import (DEFAULT_CHUNK_BYTES, Inputs, JoinedChunks, auto_chunk, check_argnums,
-                     check_chunk_size, check_complex, check_output, only_row, seed_columns)
+                     check_chunk_size, check_complex, only_row, read_leaf, seed_columns)
 from .primitive import Boxed, EscapedDualError, Tag
 from .progress import check_progress, tracked
 from .replay import REPLAY_BY_DEFAULT, made_before, replayed, replayed_call
@@ -372,21 +371,6 @@ def _live(o: Any) -> Any:
     return o
 
 
-def read_leaf(o: Any, tag: Tag, seeds: int, transform: str = "jacfwd") -> tuple[Any, Any]:
-    """The primal and the tangent of ``tag`` of one output leaf (zeros if absent)."""
-    o = output_of(o)
-    check_output(o, transform)
-    if isinstance(o, Dual) and o._tag is tag:
-        primal, t = o.primal, o.tangent
-    else:
-        primal, t = o, None
-    if t is None:
-        t = zeros_like_output(primal, (seeds,))
-    elif issubclass(type(t), np.ndarray) and not t.flags.writeable:
-        t = t.copy()  # a broadcast view; hand out an ordinary array
-    return primal, t
-
-
 def _read_output(out: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
     """Split a pytree of outputs into primals and tangents of ``tag``."""
     leaves, tree = tree_flatten(out)
@@ -394,8 +378,3 @@ def _read_output(out: Any, tag: Tag, seeds: int) -> tuple[Any, Any]:
     return tree.unflatten([p for p, _ in pairs]), tree.unflatten([t for _, t in pairs])
 
 
-def zeros_like_output(value: Any, seeds: tuple[int, ...]) -> np.ndarray:
-    """Zero derivatives for an output that does not depend on the input."""
-    value = primal_value(value)
-    dtype = getattr(value, "dtype", np.dtype(float))
-    return np.zeros(seeds + np.shape(value), dtype if dtype.kind in "fc" else np.float64)

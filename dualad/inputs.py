@@ -18,12 +18,13 @@ import numpy as np
 
 from .pytrees import tree_flatten
 from . import ops
-from .dual import Dual, as_float_array
+from .dual import Dual, as_float_array, primal_value
+from .operands import output_of
 from .primitive import Boxed, EscapedDualError, Primitive, Tag, backend_of
 
 __all__ = ["DEFAULT_CHUNK_BYTES", "Inputs", "JoinedChunks", "as_array", "auto_chunk",
            "check_argnums", "check_chunk_size", "check_complex", "check_output", "only_row",
-           "seed_block", "seed_columns", "unit_vectors"]
+           "read_leaf", "seed_block", "seed_columns", "unit_vectors", "zeros_like_output"]
 
 #: Memory budget of the seed block when ``chunk_size`` is not given: a Jacobian
 #: with n inputs carries K = DEFAULT_CHUNK_BYTES // (n · itemsize) seeds per pass
@@ -264,3 +265,25 @@ def as_array(value: Any) -> Any:
     """``value``, a transform's result, as an array even where NumPy made it a scalar
     (a ufunc or reduction of 0-d arrays): two reshapes, which the replay records."""
     return only_row(ops.reshape(value, shape=(1,) + tuple(np.shape(value))))
+
+
+def read_leaf(o: Any, tag: Tag, seeds: int, transform: str = "jacfwd") -> tuple[Any, Any]:
+    """The primal and the tangent of ``tag`` of one output leaf (zeros if absent)."""
+    o = output_of(o)
+    check_output(o, transform)
+    if isinstance(o, Dual) and o._tag is tag:
+        primal, t = o.primal, o.tangent
+    else:
+        primal, t = o, None
+    if t is None:
+        t = zeros_like_output(primal, (seeds,))
+    elif issubclass(type(t), np.ndarray) and not t.flags.writeable:
+        t = t.copy()  # a broadcast view; hand out an ordinary array
+    return primal, t
+
+
+def zeros_like_output(value: Any, seeds: tuple[int, ...]) -> np.ndarray:
+    """Zero derivatives for an output that does not depend on the input."""
+    value = primal_value(value)
+    dtype = getattr(value, "dtype", np.dtype(float))
+    return np.zeros(seeds + np.shape(value), dtype if dtype.kind in "fc" else np.float64)

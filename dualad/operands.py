@@ -19,7 +19,7 @@ import numpy as np
 
 from .dual import Dual, primal_value
 from .fillable import Fillable, resolved, resolved_tree
-from .primitive import FUNCTION_HANDLERS, Boxed, qualified_name
+from .primitive import FUNCTION_HANDLERS, SCIPY_ORIGINALS, Boxed, qualified_name
 
 
 def conversion_error() -> TypeError:
@@ -54,8 +54,7 @@ def conversion_error() -> TypeError:
 
 def _scipy_originals() -> set:
     """SciPy's own functions that dualad replaced by dispatchers in their modules."""
-    module = sys.modules.get("dualad.rules.scipy_functions")
-    return set(module.ORIGINALS.values()) if module is not None else set()
+    return set(SCIPY_ORIGINALS.values())
 
 
 def converting_caller() -> tuple[str, Any] | None:

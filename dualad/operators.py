@@ -26,163 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from .pytrees import tree_flatten, tree_map, tree_structure
+from .pytrees import tree_map, tree_structure
 from . import ops
-from .dual import Dual, as_float_array
-from .tangents import align_tangent, fit_tangent
 from .inputs import as_array
-from .primitive import MINUS_ONE, ONE, Primitive, Tag
 from .replay import REPLAY_BY_DEFAULT, replayed
-from .taylor import RowsTag, Series, _Context, _per_coefficient, evaluated, zeros_like
+from .collapsed import collapsed, scalar_input
 
 __all__ = ["laplacian", "hessian_trace", "divergence", "biharmonic"]
-
-
-class CollapsedTag(RowsTag):
-    """The tag of one collapsed evaluation: its Duals' tangents hold D first derivatives
-    and, last, the weighted sum of the second Taylor coefficients."""
-
-    __slots__ = ("weights", "unit")
-    order = 2  # (second-order information: a solver's chord-Newton takes two steps)
-
-    def __init__(self, weights: np.ndarray) -> None:
-        super().__init__()
-        self.weights = weights
-        self.unit = bool(np.all(weights == 1))
-
-    def nonlinear(self, prim: Primitive, primals: list, tangents: list, moving: list,
-                  ans: Any, params: dict) -> Any:
-        if prim.partials is not None:
-            return self._elementwise(prim, primals, tangents, moving, ans)
-        rows = _per_coefficient(prim, primals, tangents, ans, params)
-        if rows is None:  # the result does not depend on the moving arguments
-            return None
-        curvature = self._through_series(prim, primals, tangents, ans, params)
-        return _added_to_last(fit_tangent(rows, np.shape(ans)), curvature, len(self.weights))
-
-    def _elementwise(self, prim: Primitive, primals: list, tangents: list, moving: list,
-                     ans: Any) -> Any:
-        """The rows of y = f(x₁, …) by its row of partials pᵢ: Σᵢ pᵢ·(each row of xᵢ),
-        plus ½ Σᵢⱼ ∂ⱼpᵢ·cᵢⱼ on the last, cᵢⱼ = Σ_d w_d ∂_d xᵢ ∂_d xⱼ (the directions
-        contracted first). Each partial is evaluated once, on Duals of two seeds: xⱼ
-        moving by cᵢⱼ, then y by one, so ∂ⱼpᵢ·cᵢⱼ = first + second·Σⱼ pⱼcᵢⱼ."""
-        D, shape = len(self.weights), tuple(np.shape(ans))
-        ndim = len(shape)
-        firsts = {i: align_tangent(tangents[i][:D], ndim) for i in moving}
-        tag, weights, pending = Tag(), {}, []
-        y_seeds = np.zeros((2,) + shape, np.result_type(ans))
-        y_seeds[1] = 1.0
-        y = Dual._new(ans, y_seeds, tag)
-        for i in moving:
-            partial = prim.partials[i]
-            if partial is None or partial is ONE or partial is MINUS_ONE:
-                weights[i] = partial
-                continue
-            c = {j: self._contracted(firsts[i] * firsts[j]) for j in moving}
-            lifted = [a if j not in moving else Dual._new(
-                _shaped(a, shape), ops.concatenate(_lead(c[j], ans), _lead(zeros_like(c[j]), ans),
-                                                   axis=0), tag)
-                      for j, a in enumerate(primals)]
-            p = evaluated(prim, partial, y, lifted)
-            if isinstance(p, Dual) and p._tag is tag:
-                weights[i] = p.primal
-                if p.tangent is not None:
-                    pending.append((fit_tangent(p.tangent, shape), c))
-            else:
-                weights[i] = p
-        rows = None
-        for i, w in weights.items():
-            if w is None:
-                continue
-            t = fit_tangent(align_tangent(tangents[i], ndim), shape)
-            term = t if w is ONE else -t if w is MINUS_ONE else \
-                ops.scale(w, t) if prim.nonfinite_partials else w * t
-            rows = term if rows is None else rows + term
-        curvature = None
-        for seeds, c in pending:
-            moved = None
-            for j, w in weights.items():
-                if w is None:
-                    continue
-                term = c[j] if w is ONE else -c[j] if w is MINUS_ONE else w * c[j]
-                moved = term if moved is None else moved + term
-            term = seeds[0] if moved is None else seeds[0] + seeds[1] * moved
-            curvature = term if curvature is None else curvature + term
-        return rows if curvature is None else _added_to_last(rows, curvature * 0.5, D)
-
-    def _contracted(self, products: Any) -> Any:
-        """Σ_d w_d·products[d] (one matrix product: einsum's path search costs more)."""
-        if self.unit:
-            return ops.sum_(products, axis=(0,), keepdims=False)
-        shape = tuple(np.shape(products))[1:]
-        flat = ops.reshape(products, shape=(len(self.weights), int(np.prod(shape, dtype=int))))
-        return ops.reshape(ops.matmul(self.weights, flat), shape=shape)
-
-    def _through_series(self, prim: Primitive, primals: list, tangents: list, ans: Any,
-                        params: dict) -> Any:
-        """Σ_d w_d y_d⁽²⁾ from a two-term series along each direction (x⁽²⁾ = 0)."""
-        total = zeros_like(ans)
-        for d, w in enumerate(self.weights):
-            context = _Context()
-            args = [a if t is None else Series.known(a, fit_tangent(t, np.shape(a))[d:d + 1],
-                                                      context)
-                    for a, t in zip(primals, tangents)]
-            y = Series.result(prim, args, params, ans, context)
-            total = total + y.coefficient(2) * w
-        return total
-
-
-def _shaped(value: Any, shape: tuple) -> Any:
-    """``value`` broadcast to ``shape`` (as it is where it has that shape already)."""
-    return value if np.shape(value) == shape else ops.broadcast_to(value, shape=shape)
-
-
-def _lead(value: Any, ans: Any) -> Any:
-    """``value`` broadcast to ``ans``'s shape, with a leading axis of one."""
-    shape = tuple(np.shape(ans))
-    return ops.reshape(_shaped(value, shape), shape=(1,) + shape)
-
-
-def _added_to_last(rows: Any, value: Any, D: int) -> Any:
-    """``rows`` (D + 1 of them) with ``value`` added to the last (two calls, not a
-    slice, a sum and a concatenation of the parts)."""
-    shape = tuple(np.shape(rows))
-    return rows + ops.index_add(_shaped(value, shape[1:]), index=(D,), shape=shape)
-
-
-def _collapsed(fun: Callable, args: tuple, argnum: int, directions: np.ndarray,
-               weights: np.ndarray, seed_placement: Callable | None = None
-               ) -> tuple[Any, Any]:
-    """``fun(*args)`` and, for each output leaf, Σ_d w_d·½u_dᵀ∇²y u_d (``directions``:
-    (D, *x.shape); ``seed_placement`` as in :func:`dualad.jacfwd`)."""
-    x = as_float_array(args[argnum])
-    tag = CollapsedTag(np.asarray(weights, dtype=x.dtype))
-    directions = np.asarray(directions, dtype=x.dtype)
-    seeds = np.concatenate([directions, np.zeros((1,) + x.shape, x.dtype)], axis=0)
-    call = list(args)
-    call[argnum] = Dual._new(x, seeds if seed_placement is None else seed_placement(seeds),
-                             tag)
-    D = len(weights)
-    try:
-        out = fun(*call)
-        from .forward import read_leaf
-        leaves, tree = tree_flatten(out)
-        pairs = [read_leaf(leaf, tag, D + 1, "laplacian") for leaf in leaves]
-    finally:
-        tag.live = False
-    values = tree.unflatten([p for p, _ in pairs])
-    sums = tree.unflatten([fit_tangent(t, np.shape(p))[D] for p, t in pairs])
-    return values, sums
-
-
-def _scalar_input(args: tuple, argnum: int, name: str) -> np.ndarray:
-    if not -len(args) <= argnum < len(args):
-        raise ValueError(f"{name}: argnums {argnum} is out of range for a call with "
-                         f"{len(args)} positional arguments")
-    x = as_float_array(args[argnum])
-    if x.dtype.kind == "c":
-        raise TypeError(f"{name} takes real inputs")
-    return x
 
 
 def laplacian(fun: Callable, argnums: int = 0, *, method: str = "exact",
@@ -265,7 +115,7 @@ def laplacian(fun: Callable, argnums: int = 0, *, method: str = "exact",
         return sparse_laplacian(fun, argnums, local=local, replay=replay)
 
     def delta(fun: Callable, *args: Any) -> Any:
-        x = _scalar_input(args, argnums, "laplacian")
+        x = scalar_input(args, argnums, "laplacian")
         if method == "exact":
             directions = np.eye(x.size, dtype=x.dtype).reshape((x.size,) + x.shape)
             weights = np.ones(x.size)
@@ -280,7 +130,7 @@ def laplacian(fun: Callable, argnums: int = 0, *, method: str = "exact",
             directions = (generator.choice([-1.0, 1.0], size=shape)
                           if distribution == "rademacher" else generator.standard_normal(shape))
             weights = np.full(num_samples, 1.0 / num_samples)
-        _, sums = _collapsed(fun, args, argnums, directions, weights, seed_placement)
+        _, sums = collapsed(fun, args, argnums, directions, weights, seed_placement)
         return tree_map(lambda s: as_array(s * 2), sums)
 
     return replayed(delta, fun, argnums, replay and method == "exact")
@@ -311,12 +161,12 @@ def hessian_trace(fun: Callable, C: Any, argnums: int = 0, *,
     weights, vectors = np.linalg.eigh(C)
 
     def trace(fun: Callable, *args: Any) -> Any:
-        x = _scalar_input(args, argnums, "hessian_trace")
+        x = scalar_input(args, argnums, "hessian_trace")
         if C.shape[0] != x.size:
             raise ValueError(f"hessian_trace: C is {C.shape[0]}x{C.shape[0]}, the argument "
                              f"has {x.size} entries")
         directions = vectors.T.reshape((x.size,) + x.shape)
-        _, sums = _collapsed(fun, args, argnums, directions, weights, seed_placement)
+        _, sums = collapsed(fun, args, argnums, directions, weights, seed_placement)
         return tree_map(lambda s: as_array(s * 2), sums)
 
     return replayed(trace, fun, argnums, replay)
@@ -353,7 +203,7 @@ def biharmonic(fun: Callable, argnums: int = 0, *, method: str = "exact",
     from .taylor import jet
 
     def estimate(fun: Callable, *args: Any) -> Any:
-        x = _scalar_input(args, argnums, "biharmonic")
+        x = scalar_input(args, argnums, "biharmonic")
         v = np.random.default_rng(rng).standard_normal((num_samples,) + x.shape)
         v = v.astype(x.dtype)
         zeros = np.zeros_like(v)
@@ -385,7 +235,7 @@ def divergence(fun: Callable, argnums: int = 0, *,
     from .forward import _jvp
 
     def div(fun: Callable, *args: Any) -> Any:
-        x = _scalar_input(args, argnums, "divergence")
+        x = scalar_input(args, argnums, "divergence")
         eye = np.eye(x.size, dtype=x.dtype).reshape((x.size,) + x.shape)
 
         def at(z):

@@ -37,6 +37,22 @@ __all__ = [
     "NON_DIFFERENTIABLE",
 ]
 
+#: NumPy's conversions, wrapped while a transform runs (dualad.constructors).
+CONVERSIONS = ("array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray")
+#: NumPy's makers of new arrays, which give a Fillable in the code a transform runs.
+MAKERS = ("zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like",
+          "full_like", "eye", "identity")
+#: NumPy's functions that take lists of values (a list of Duals is stacked first).
+STACKERS = ("atleast_1d", "atleast_2d", "atleast_3d")
+#: NumPy's predicates on types, answered for a Dual by its primal value's type.
+PREDICATES = ("isscalar",)
+#: SciPy's own functions, by the dispatcher that replaced each in its module
+#: (dualad.rules.scipy_functions installs them; a conversion error names them).
+SCIPY_ORIGINALS: dict[Callable, Callable] = {}
+#: NumPy's own functions, by name (taken before any transform wraps them).
+NUMPY: dict[str, Callable] = {name: getattr(np, name)
+                              for name in CONVERSIONS + MAKERS + STACKERS + PREDICATES}
+
 # Partials may be these literals; the interpreters then skip the multiply.
 ONE = 1
 MINUS_ONE = -1
@@ -353,15 +369,30 @@ class Primitive:
         return f"<dualad primitive {self.name}>"
 
 
+#: Per backend, what gives primitives declared later their kernels (``refresh=``).
+_BACKEND_REFRESH: dict[str, Callable[[], None]] = {}
+
+
+def refresh_backends() -> None:
+    """Give the primitives declared since (scipy.special's, on its import) the kernels of
+    every backend registered so far."""
+    for refresh in list(_BACKEND_REFRESH.values()):
+        refresh()
+
+
 def register_backend(name: str, array_type: type,
-                     kernels: dict[Primitive, Callable]) -> None:
+                     kernels: dict[Primitive, Callable],
+                     refresh: Callable[[], None] | None = None) -> None:
     """Run primitives on another array library (``dualad_gpu`` registers JAX).
 
     ``array_type`` identifies that library's arrays (``jax.Array``, which
     tracers are too); ``kernels`` maps each primitive to its implementation
     there. A primitive called with such an array uses that kernel; NumPy-only
-    calls keep their NumPy kernel.
+    calls keep their NumPy kernel. ``refresh`` registers the kernels again, for
+    primitives declared later (:func:`refresh_backends`).
     """
+    if refresh is not None:
+        _BACKEND_REFRESH[name] = refresh
     if all(name != known for _, known in _FOREIGN_ARRAY_TYPES):
         _FOREIGN_ARRAY_TYPES.append((array_type, name))
     for prim, kernel in kernels.items():

@@ -33,9 +33,10 @@ from . import ops, parallel
 from .constructors import scope, scoped
 from .dual import Dual, as_float_array, primal_value
 from .tangents import check_tangent_shape
-from .forward import split_aux, zeros_like_output
+from .forward import split_aux
 from .inputs import (Inputs, JoinedChunks, auto_chunk, check_argnums, check_chunk_size,
-                     check_complex, check_output, only_row, seed_block)
+                     check_complex, check_output, only_row, seed_block,
+                     zeros_like_output)
 from .linear import LinearVar, Tape, backward, forward
 from .operands import output_of
 from .primitive import Tag

@@ -25,9 +25,10 @@ from .pytrees import tree_flatten, tree_map, tree_structure
 from .constructors import scope, scoped
 from . import ops, parallel
 from .dual import Dual, as_float_array
-from .forward import forward_pass, jacfwd, joined_jacobian, jvp, zeros_like_output
+from .forward import forward_pass, jacfwd, joined_jacobian, jvp
 from .inputs import (Inputs, auto_chunk, check_argnums, check_chunk_size, check_complex,
-                     check_output, only_row, seed_block)
+                     check_output, only_row, seed_block,
+                     zeros_like_output)
 from .hyperdual import SeededHyperDual
 from .operands import output_of
 from .primitive import Tag

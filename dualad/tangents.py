@@ -101,5 +101,5 @@ def _can_add_in_place(total: Any, term: Any) -> bool:
             and total.dtype == np.result_type(total, term) and total.flags.writeable)
 
 
-# Bound late: the rule table imports this module while it loads.
+# The rule table's namespace, filled when dualad.rules loads.
 from . import ops as _ops  # noqa: E402,I001

@@ -43,7 +43,7 @@ from . import ops
 from .constructors import scoped
 from .dual import Dual, as_float_array
 from .tangents import align_tangent, check_tangent_shape, elementwise_jvp, fit_tangent
-from .inputs import only_row
+from .inputs import only_row, read_leaf
 from .primitive import MINUS_ONE, ONE, Boxed, Over, Primitive, Tag
 
 __all__ = ["jet", "JetTag", "RowsTag", "Series"]
@@ -492,7 +492,6 @@ def _batch_size(xs: list, terms_in: list) -> int:
 
 def _read(leaf: Any, tag: JetTag, factorial_scaled: bool, batched: bool
           ) -> tuple[Any, list]:
-    from .forward import read_leaf
     K, B = tag.order, tag.batch
     primal, stacked = read_leaf(leaf, tag, K * B, "jet")
     shape = tuple(np.shape(primal))

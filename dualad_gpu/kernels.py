@@ -176,5 +176,5 @@ def register() -> None:
         kernel = jax_kernel(prim)
         if kernel is not None:
             kernels[prim] = kernel
-    register_backend("jax", jax.Array, kernels)
+    register_backend("jax", jax.Array, kernels, refresh=register)
 

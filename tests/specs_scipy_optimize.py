@@ -1,5 +1,5 @@
 """Spec rows: scipy.optimize's root finders, minimisers and fits, and
-scipy.integrate's quadratures and ODE solvers (dualad/rules/scipy_optimize.py,
+scipy.integrate's quadratures and ODE solvers (dualad/solvers/scipy_optimize.py,
 scipy_minimize.py, scipy_quadrature.py, scipy_integrate.py, scipy_ivp.py).
 
 Each row solves, with SciPy's solver at a tight tolerance, an equation whose

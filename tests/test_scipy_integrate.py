@@ -1,5 +1,5 @@
 """scipy.integrate.odeint differentiated in y0, args, its closure and t
-(dualad/rules/scipy_integrate.py).
+(dualad/solvers/scipy_integrate.py).
 
 Checked against closed forms (exponential decay), central differences of SciPy's own
 odeint at tight tolerances, forward against reverse mode, both Hessian modes, and
@@ -280,7 +280,7 @@ def test_shapes_as_scipy():
 def test_the_adjoint_by_vector_jacobian_products(monkeypatch):
     # Past _FORWARD_UP_TO columns of ∂f/∂(y, a) the adjoint pulls each cotangent back by
     # a vjp instead of one batched jacfwd: forced here, the same Jacobian.
-    from dualad.rules import scipy_integrate
+    from dualad.solvers import scipy_integrate
 
     def ends(p):
         rhs = lambda y, t: np.stack([-p[0] * y[0] + p[1] * y[1], -p[2] * y[1]])

@@ -1,4 +1,4 @@
-"""scipy.integrate.solve_ivp differentiated (dualad/rules/scipy_ivp.py).
+"""scipy.integrate.solve_ivp differentiated (dualad/solvers/scipy_ivp.py).
 
 Checked against closed forms (a linear decay with a source), central differences of
 SciPy's own solve_ivp at tight tolerances, forward against reverse mode, hyper-dual

@@ -1,5 +1,5 @@
 """scipy.optimize's minimisers and fits differentiated at their optimum
-(dualad/rules/scipy_minimize.py).
+(dualad/solvers/scipy_minimize.py).
 
 Checked against closed forms (a separable objective whose optimum moves as
 dx/dp = 2/(2 + 1.2x²), linear least squares whose solution is pinv(A)·y), and the
@@ -251,7 +251,7 @@ def test_curve_fit_covariance_and_weights():
 
 @pytest.mark.parametrize("loss", ["soft_l1", "huber", "cauchy", "arctan"])
 def test_least_squares_robust_losses(loss):
-    from dualad.rules.scipy_minimize import _robust_cost
+    from dualad.solvers.scipy_minimize import _robust_cost
 
     cost = _robust_cost(loss, 0.1)
     fit = lambda y: so.least_squares(lambda c: A @ c - y, np.zeros(2), loss=loss,
@@ -371,7 +371,7 @@ def test_rows_within_the_slack_alone_never_make_a_false_licq_error():
     # both are candidates; they are dependent, and one of them binds.
     at = lambda p: so.minimize_scalar(lambda x: (x - p[0]) ** 2, method="bounded",
                                       bounds=(1.0, 5.0)).x
-    from dualad.rules.scipy_constraints import Constraints
+    from dualad.solvers.scipy_constraints import Constraints
     given = Constraints(())
     given.bound(np.array([1.0]), np.array([5.0]))
     given.bound(np.array([1.0 + 1e-6]), np.array([5.0]))

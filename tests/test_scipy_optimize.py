@@ -1,5 +1,5 @@
 """scipy.optimize's root finders differentiated by the implicit function theorem
-(dualad/rules/scipy_optimize.py).
+(dualad/solvers/scipy_optimize.py).
 
 The spec rows (``specs_scipy_optimize.py``) check every solver against central
 differences in first and second order, forward against reverse mode and under the
@@ -18,7 +18,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import dualad
-from dualad.rules import scipy_optimize as rules
+from dualad.solvers import scipy_optimize as rules
 from test_in_place import numpy_jacobian as _central
 
 so = pytest.importorskip("scipy.optimize")

@@ -1,4 +1,4 @@
-"""scipy.integrate's quadratures differentiated (dualad/rules/scipy_quadrature.py).
+"""scipy.integrate's quadratures differentiated (dualad/solvers/scipy_quadrature.py).
 
 The spec rows check quad (closed over, args, limits, weighted), quad_vec, fixed_quad,
 simpson, romb and cumulative_trapezoid against central differences in every mode.

@@ -154,7 +154,7 @@ def root_solver(n: int) -> Callable:
     from scipy import optimize
     from scipy.sparse import linalg
 
-    from ..rules.scipy_optimize import SPARSE_FROM
+    from ..solvers.scipy_optimize import SPARSE_FROM
 
     if n < SPARSE_FROM:
         return lambda p: optimize.root(forced_bratu(p, n), np.zeros(n),
@@ -210,7 +210,7 @@ def scipy_root(n: int) -> Problem:
                        lambda x, J: J, "jacfwd"),
         "fd": made(difference, lambda x, J: J @ v, "a forward difference",
                    rtol=DIFFERENCES_RTOL)}
-    from ..rules.scipy_optimize import SPARSE_FROM
+    from ..solvers.scipy_optimize import SPARSE_FROM
 
     how = "root hybr, dense" if n < SPARSE_FROM else "newton_krylov, sparse"
     return Problem(name=f"scipy_root_{n}", title=f"implicit derivative of {how} dF/dx, n={n}",

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..constructors import NUMPY
+from ..primitive import NUMPY
 from .live import BINARY, MISS, UNARY, Live, Session, Step
 from .operations import Operation, Register, registers_in
 from .program import GuardFailed, _copy

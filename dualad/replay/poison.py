@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constructors import NUMPY
+from ..primitive import NUMPY
 
 __all__ = ["poisoned"]
 

@@ -23,9 +23,9 @@ import numpy as np
 
 from ..dual import Dual, primal_value
 from ..primitive import Boxed, Primitive, implements
-from .selection import _numpy_only, _values_only
+from .values import astype as _astype, dtype_of as _dtype, numpy_only as _numpy_only
+from .values import on_numpy as _on_numpy, values_only as _values_only
 from .shape import _ravel, getitem, index_add, normalize_axis, shape_of
-from .statistics import _astype, _dtype, _on_numpy
 
 
 def _positions(shape: tuple) -> np.ndarray:

@@ -32,12 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from ..dual import as_operand, primal_value
+from ..dual import ARRAY_NAMESPACE, as_operand, primal_value
 from ..fillable import Fillable, resolved_tree
 from ..operands import complex_error, holds_complex
 from ..operands import holds_box as _holds_box
 from ..primitive import COMPLEX_FUNCTIONS, entry_point, qualified_name
-from ..primitive import Boxed, Primitive, register_function
+from ..primitive import SCIPY_ORIGINALS, Boxed, Primitive, register_function
 from .shape import getitem, reshape, shape_of
 
 # ---------------------------------------------------------------------------
@@ -49,7 +49,7 @@ from .shape import getitem, reshape, shape_of
 #: attribute "" a function called with the module once it is imported.
 SCIPY_RULES: dict[str, dict[str, Callable]] = {}
 #: Each installed dispatcher -> SciPy's original function.
-ORIGINALS: dict[Callable, Callable] = {}
+ORIGINALS: dict[Callable, Callable] = SCIPY_ORIGINALS  # (in dualad.primitive: operands reads it)
 #: Implementations that take every call: solvers, whose callbacks may close over
 #: Duals that no argument shows (they call SciPy's own where nothing is differentiated).
 TAKING_CALLBACKS: set[Callable] = set()
@@ -237,6 +237,9 @@ def array_namespace() -> Any:
     return _NAMESPACE
 
 
+ARRAY_NAMESPACE[:] = [_NAMESPACE]
+
+
 # ---------------------------------------------------------------------------
 # scipy.special: logsumexp, softmax, log_softmax, polygamma (dualad.rules.special), multigammaln
 # ---------------------------------------------------------------------------
@@ -360,11 +363,3 @@ def _convolve(in1, in2, mode="full", method="auto"):
         in1, in2 = in2, in1  # SciPy swaps them too: 'valid' is symmetric
     return convolve(in1, in2, mode=mode, method=method)
 
-
-from . import scipy_linalg, scipy_stats  # noqa: E402,F401,I001  (declare their rules here)
-from . import scipy_distributions, scipy_matrices, scipy_signal, scipy_special  # noqa: E402,F401,I001
-from . import scipy_integrate, scipy_optimize  # noqa: E402,F401,I001
-# (after scipy_optimize)
-from . import scipy_ivp, scipy_minimize, scipy_quadrature  # noqa: E402,F401,I001
-
-install_all()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dual import Dual, primal_value
-from ..primitive import Primitive, implements, register_function
+from ..primitive import UFUNC_HANDLERS, Primitive, implements, register_function
 from .elementwise import add, divide, multiply, subtract
 from .elementwise import equal as _equal
 from .elementwise import where as _where
@@ -30,7 +30,12 @@ from .shape import (
     reshape,
     shape_of,
 )
-from .statistics import _as_array, _astype, _dtype, _logical_not, _logical_or, _on_numpy, _stand_in
+from .values import as_array as _as_array, astype as _astype, dtype_of as _dtype
+from .values import numpy_only as _numpy_only, on_numpy as _on_numpy, stand_in as _stand_in
+from .values import values_only as _values_only
+
+_logical_or = UFUNC_HANDLERS[np.logical_or]
+_logical_not = UFUNC_HANDLERS[np.logical_not]
 
 # ---------------------------------------------------------------------------
 # Functions of the primal values only (indices): no derivative
@@ -51,21 +56,6 @@ def _index_function(func, jax_name: str) -> Primitive:
 
     implementation.__name__ = func.__name__
     register_function(func, implementation)
-    return prim
-
-
-def _values_only(func, jax_name: str) -> Primitive:
-    """``func`` as a primitive without derivative (integer or boolean results), its
-    arguments' values used; array-like arguments given as lists become arrays for JAX."""
-
-    def jax_kernel(*args, kind=None, **params):
-        import jax.numpy as jnp
-        return getattr(jnp, jax_name)(*(a if hasattr(a, "shape") else jnp.asarray(a)
-                                        for a in args), **params)
-
-    prim = Primitive(func.__name__, func)
-    prim.kernels["jax"] = jax_kernel
-    register_function(func, prim)
     return prim
 
 
@@ -187,14 +177,6 @@ def _real_if_close(a, tol=100):
 # ---------------------------------------------------------------------------
 # Histogram and unique: computed on NumPy values (their shapes depend on them)
 # ---------------------------------------------------------------------------
-
-
-def _numpy_only(name: str, *xs) -> None:
-    if not _on_numpy(*xs):
-        raise TypeError(
-            f"np.{name} on Duals is computed on NumPy values and does not compile under "
-            f"dualad_gpu (jax.jit); call it outside the transform, or on "
-            f"dualad.primal_value(x) where its derivative is not needed")
 
 
 def _edges_of(a, bins, range, edges):

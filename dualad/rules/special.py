@@ -37,7 +37,8 @@ import sys
 import numpy as np
 
 from ..dual import primal_value
-from ..primitive import UFUNC_HANDLERS, Over, Primitive, qualified_name, register_function
+from ..primitive import (UFUNC_HANDLERS, Over, Primitive, qualified_name, refresh_backends,
+                         register_function)
 from .elementwise import (_sech_squared, absolute, broadcast_shape_rule, cos, elementwise,
                           equal, exp, floor, greater, log, log1p, safe_divide, sign, where)
 from .reductions import amax, normalize_axes, sum_
@@ -555,10 +556,7 @@ def declare_scipy_rules(module: object = None) -> None:
         if not isinstance(handler, Primitive) and hasattr(complex_numbers, "_refusing_complex"):
             UFUNC_HANDLERS[ufunc] = complex_numbers._refusing_complex(
                 qualified_name(ufunc), handler)
-    from ..primitive import _FOREIGN_ARRAY_TYPES
-    if any(backend == "jax" for _, backend in _FOREIGN_ARRAY_TYPES):  # dualad_gpu came first
-        import dualad_gpu.kernels
-        dualad_gpu.kernels.register()
+    refresh_backends()  # dualad_gpu came first: its JAX kernels for these primitives
 
 
 def _i0(x):

@@ -26,9 +26,11 @@ import warnings
 import numpy as np
 
 from ..dual import Dual, primal_value
-from ..primitive import UFUNC_HANDLERS, backend_of, implements
-from .elementwise import (add, ceil, clip, convert, divide, floor, greater, greater_equal,
+from ..primitive import UFUNC_HANDLERS, implements
+from .elementwise import (add, ceil, clip, divide, floor, greater, greater_equal,
                           isinf, isnan, maximum, minimum, multiply, sqrt, square, subtract)
+from .values import as_array as _as_array, astype as _astype, dtype_of as _dtype
+from .values import on_numpy as _on_numpy, stand_in as _stand_in
 from .elementwise import where as _where  # (NumPy's functions take a where= keyword)
 from .reductions import (_mean, amax, amin, cumprod, cumsum, keepdims_shape, normalize_axes,
                          prod, sum_)
@@ -44,34 +46,6 @@ _logical_not = UFUNC_HANDLERS[np.logical_not]
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
-
-
-def _dtype(x) -> np.dtype:
-    value = primal_value(x)
-    return value.dtype if hasattr(value, "dtype") else np.result_type(value)
-
-
-def _stand_in(x):
-    """What ``np.result_type`` should see for ``x``: Python scalars stay weak."""
-    if type(x) in (bool, int, float):
-        return x
-    return np.empty(0, _dtype(x))
-
-
-def _on_numpy(*xs) -> bool:
-    """Whether the values are NumPy's (not traced by JAX): only then are they inspected."""
-    return backend_of(tuple(primal_value(x) for x in xs)) == "numpy"
-
-
-def _astype(x, dtype):
-    if _dtype(x) == dtype:
-        return x
-    return convert(x, dtype=dtype) if isinstance(x, Dual) else x.astype(dtype)
-
-
-def _as_array(x):
-    """Array arguments that are not Duals (nor another backend's arrays) as ndarrays."""
-    return x if hasattr(x, "shape") else np.asarray(x)
 
 
 def _refuse(name: str, **given) -> None:

@@ -30,7 +30,7 @@ from scipy import sparse
 from ..pytrees import tree_leaves, tree_map
 from ..dual import as_float_array, primal_value
 from ..inputs import as_array
-from ..operators import _collapsed, _scalar_input
+from ..collapsed import collapsed, scalar_input
 from ..replay import REPLAY_BY_DEFAULT
 from . import coloring
 from .detection import hessian_sparsity
@@ -103,7 +103,7 @@ class SparseLaplacian(_Checked):
         return self._checked(args, kwargs)
 
     def _interpret(self, fun: Callable, *args: Any) -> Any:
-        _, sums = _collapsed(fun, args, self.argnum, self.directions, np.ones(self.passes))
+        _, sums = collapsed(fun, args, self.argnum, self.directions, np.ones(self.passes))
         return tree_map(lambda s: as_array(s * 2), sums)
 
 
@@ -135,7 +135,7 @@ def sparse_laplacian(fun: Callable, argnums: int = 0, *, local: bool = False,
         argnums)
 
     def lap(*args: Any, **kwargs: Any) -> Any:
-        _scalar_input(args, argnums, "laplacian")
+        scalar_input(args, argnums, "laplacian")
         return prepared.call(args, kwargs)
 
     lap.prepare = lambda *args, **kwargs: prepared.get(args, kwargs)  # type: ignore[attr-defined]

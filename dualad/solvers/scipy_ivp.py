@@ -9,7 +9,7 @@ method's object, a ``functools.partial``: see :mod:`dualad.rules.closures`).
    is SciPy's, bit for bit, and where nothing is differentiated the result is
    returned untouched.
 2. The values ``fun`` closes over become explicit inputs of the primitive that
-   :mod:`dualad.rules.scipy_integrate` writes for ``odeint``, run here with
+   :mod:`dualad.solvers.scipy_integrate` writes for ``odeint``, run here with
    solve_ivp's ``method``. Its JVP solves the forward sensitivity equations with the
    state, z = (y, S), z' = (f, ∂f/∂y·S + ∂f/∂p·Ṗ), under the same error control on
    every component (as CVODES' full error control), the implicit methods (Radau,
@@ -20,7 +20,7 @@ method's object, a ``functools.partial``: see :mod:`dualad.rules.closures`).
    or object that holds a parameter is a copy there, so writes into it stay there.)
 3. A moving time — ``t_span``'s ends in the parameters, ``t_eval`` in the
    parameters, an event time — is reached
-   by :func:`dualad.rules.scipy_integrate.moved`'s solve over a primal length of zero.
+   by :func:`dualad.solvers.scipy_integrate.moved`'s solve over a primal length of zero.
    An event time τ solves g(τ, y(τ)) = 0; chord Newton steps on g, each one order
    more exact, give dτ/dp = −(∂g/∂y·∂y/∂p + ∂g/∂p)/(dg/dt).
 
@@ -43,8 +43,8 @@ from ..dual import primal_value
 from ..fillable import resolved_tree
 from ..operands import as_operand
 from ..primitive import Boxed, NeedsHost, backend_of
-from .closures import lifted
-from .scipy_functions import original, scipy_rule, with_primal
+from ..rules.closures import lifted
+from ..rules.scipy_functions import original, scipy_rule, with_primal
 from .scipy_integrate import _vector, moved, odeint_p
 from .scipy_optimize import _holds_box, _order, _primal_tree, _Watched
 

@@ -1,5 +1,5 @@
 """scipy.integrate: odeint, differentiated in ``y0``, in the arrays of ``args`` and in
-the times ``t``; the primitive solve_ivp's rule (:mod:`dualad.rules.scipy_ivp`) shares;
+the times ``t``; the primitive solve_ivp's rule (:mod:`dualad.solvers.scipy_ivp`) shares;
 and trapezoid (np.trapezoid's rule).
 
 ``odeint(func, y0, t, args=(...))`` is the primitive :data:`odeint_p`, whose kernel is
@@ -47,9 +47,9 @@ from ..dual import primal_value
 from ..fillable import resolved_tree
 from ..operands import holds_box
 from ..primitive import Boxed, Primitive
-from .closures import lifted
-from .scipy_functions import original, scipy_rule, with_primal
-from .shape import concatenate, reshape, transpose
+from ..rules.closures import lifted
+from ..rules.scipy_functions import original, scipy_rule, with_primal
+from ..rules.shape import concatenate, reshape, transpose
 
 #: Options of SciPy's odeint and solve_ivp that the augmented (sensitivity, adjoint)
 #: solves keep.

@@ -46,8 +46,8 @@ import numpy as np
 
 from ..dual import as_operand, primal_value
 from ..primitive import Boxed, Primitive
-from .closures import lifted
-from .scipy_functions import original, scipy_rule, with_primal
+from ..rules.closures import lifted
+from ..rules.scipy_functions import original, scipy_rule, with_primal
 from .scipy_integrate import refusing_duals
 from .scipy_optimize import _holds_box, _on_the_host, _primal_tree, _Watched
 

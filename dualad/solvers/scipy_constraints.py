@@ -15,7 +15,7 @@ set's KKT conditions,
     ∇f(x) − Σ λᵢ∇gᵢ(x) = 0,    gᵢ(x) − boundᵢ = 0,
 
 are a square system in (x, λ): the implicit function theorem of
-:mod:`dualad.rules.scipy_optimize` moves the optimum with the parameters, its
+:mod:`dualad.solvers.scipy_optimize` moves the optimum with the parameters, its
 Jacobian in (x, λ) being the KKT matrix [[∇²L, −Jᵀ], [J, 0]]. It is regular where
 the active gradients are independent (LICQ) and the minimum is strict on their
 tangent space; elsewhere the derivative does not exist, and a TypeError says why.

@@ -1,7 +1,7 @@
 """scipy.optimize's minimisers and fits, differentiated at their optimum.
 
 A minimum x* of f(x, p) solves ∇ₓf(x*, p) = 0: the implicit function theorem of
-:mod:`dualad.rules.scipy_optimize` applies to the gradient, whose Jacobian is the
+:mod:`dualad.solvers.scipy_optimize` applies to the gradient, whose Jacobian is the
 Hessian (forward over reverse, from the same rule table). Components held at an
 active bound follow the bound (their derivative is the bound's: 0 for a constant
 bound); the others satisfy the gradient equation with those held (``least_squares``
@@ -37,7 +37,7 @@ import numpy as np
 from ..dual import primal_value
 from ..operands import as_operand
 from .scipy_constraints import Constraints
-from .scipy_functions import original, scipy_rule, with_primal
+from ..rules.scipy_functions import original, scipy_rule, with_primal
 from .scipy_optimize import (_MODULE, _Watched, _bound, _holds_box, _implicit,
                              _primal_tree, _warn_unconverged)
 

@@ -53,8 +53,8 @@ from ..fillable import resolved_tree
 from ..hyperdual import HyperDual
 from ..operands import holds_box
 from ..primitive import Boxed, NeedsHost, Primitive, backend_of
-from .closures import lifted
-from .scipy_functions import original, scipy_rule
+from ..rules.closures import lifted
+from ..rules.scipy_functions import original, scipy_rule
 
 _MODULE = "scipy.optimize"
 
