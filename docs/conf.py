@@ -6,6 +6,8 @@ notebooks in text form whose ``{code-cell}`` blocks run on every build (myst-nb)
 so no example can rot. Docstring examples run under pytest's doctest.
 """
 
+import sphinxcontrib.katex
+
 import dualad
 
 project = "dualad"
@@ -19,7 +21,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
     "sphinx.ext.intersphinx",
-    "sphinx.ext.mathjax",
+    "sphinxcontrib.katex",
     "sphinx.ext.viewcode",
 ]
 
@@ -47,5 +49,17 @@ nb_execution_timeout = 600
 nb_merge_streams = True
 nb_render_markdown_format = "myst"  # Markdown outputs (tables with math) rendered as MyST
 
+# Math is rendered at build time (KaTeX, run by node) into MathML, which browsers draw with
+# their own fonts: a page loads no script, stylesheet or font from a CDN and reads the same
+# offline. KaTeX's stylesheet (a CDN link by default) serves only its HTML output, so the
+# extension's own layout rules, copied into _static, take its place.
+katex_prerender = True
+katex_css_path = "katex-math.css"
+# When prerendering, the extension passes its defaults to KaTeX, not katex_options
+# (hagenw/sphinxcontrib-katex#145). TeX that KaTeX cannot parse fails the build.
+sphinxcontrib.katex.KATEX_DEFAULT_OPTIONS.update(output="mathml", throwOnError=True)
+
 html_theme = "furo"
 html_title = f"dualad {release}"
+html_static_path = ["_static"]
+html_css_files = ["dualad.css"]  # wide tables and equations scroll inside the page

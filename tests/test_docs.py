@@ -7,8 +7,10 @@ doctest (``--doctest-modules``).
 """
 
 import re
+import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -72,6 +74,205 @@ def test_prose_figures_of_the_scipy_page_are_the_executed_ones(html):
     prose = re.search(r"with finite differences it needs\s+(\d+)\s+function calls", text, re.I)
     assert row and prose, "the BFGS table row or its sentence is gone"
     assert prose.group(1) == row.group(2)
+
+
+def test_code_that_readers_copy_has_no_glue(html):
+    # glue(…) puts a value computed on the page into its text; those calls sit in cells
+    # tagged remove-cell, not in the examples a reader copies (shown or behind a toggle).
+    found = []
+    for page in sorted(html.glob("*.html")):
+        for block in re.findall(r"<pre>(.*?)</pre>", page.read_text(encoding="utf-8"), re.S):
+            code = re.sub(r"<[^>]+>", "", block)
+            if re.search(r"\bglue\(|myst_nb", code):
+                found.append(f"{page.name}: {code.strip()[:120]}")
+    assert not found, "\n".join(found)
+
+
+def built_pages(html: Path) -> list[Path]:
+    """Every HTML page of the build: the guide, the reference, the source listings, the index."""
+    return sorted(p for p in html.rglob("*.html") if not {"_static", "_sources"} & set(p.parts))
+
+
+# A URL that leaves the site: http(s)://… or protocol-relative //…
+OFF_SITE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.I)
+LINK_RELS_THAT_LOAD = re.compile(r"stylesheet|preload|prefetch|modulepreload|icon|preconnect|"
+                                 r"dns-prefetch|manifest", re.I)
+
+
+def test_pages_load_nothing_off_site(html):
+    # Offline (and behind a firewall) a page must read the same: no script, stylesheet,
+    # font or image from a CDN. Links to other sites in the text are fine.
+    found = []
+    for page in built_pages(html):
+        text = page.read_text(encoding="utf-8")
+        for tag in re.findall(r"<(?:script|link|img|iframe|source|embed|object)\b[^>]*>",
+                              text, re.I):
+            if tag[:5].lower() == "<link":
+                rel = re.search(r"""\brel\s*=\s*["']([^"']*)""", tag, re.I)
+                if not (rel and LINK_RELS_THAT_LOAD.search(rel.group(1))):
+                    continue
+            for url in re.findall(r"""\b(?:src|href|data)\s*=\s*["']([^"']*)""", tag, re.I):
+                if OFF_SITE.match(url):
+                    found.append(f"{page.relative_to(html)}: {tag}")
+    for sheet in (html / "_static").rglob("*.css"):
+        for url in re.findall(r"""(?:url\(|@import)\s*["']?([^"')\s;]+)""",
+                              sheet.read_text(encoding="utf-8", errors="replace")):
+            if OFF_SITE.match(url):
+                found.append(f"{sheet.relative_to(html)}: {url}")
+    assert not found, "\n".join(found)
+
+
+# A math node of Sphinx's HTML: <span class="math">…</span>, <div class="… math">…</div>
+MATH_NODE = r"""<(span|div) class="(?:[^"]*\s)?math(?:\s[^"]*)?"[^>]*>(.*?)</\1>"""
+
+
+def test_math_is_rendered_into_the_pages(html):
+    # KaTeX renders each formula at build time into MathML, which browsers draw by
+    # themselves: no formula is left as TeX for a script to typeset in the browser.
+    unrendered, pages_with_math = [], set()
+    for page in built_pages(html):
+        text = page.read_text(encoding="utf-8")
+        for node in re.finditer(MATH_NODE, text, re.S):
+            if "<math" in node.group(2):
+                pages_with_math.add(page.stem)
+            else:
+                unrendered.append(f"{page.relative_to(html)}: {node.group(0)[:200]}")
+        if "katex-error" in text:
+            unrendered.append(f"{page.relative_to(html)}: KaTeX could not parse a formula")
+    assert not unrendered, "\n".join(unrendered)
+    assert {"how-it-works", "conventions", "sparse"} <= pages_with_math, sorted(pages_with_math)
+    page = (html / "how-it-works.html").read_text(encoding="utf-8")
+    assert re.search(r"""<math[^>]*display="block".*?</math>""", page, re.S)  # $$…$$
+
+
+def test_dollar_math_and_amsmath_environments_render_offline(tmp_path):
+    # The guide's own configuration on a page of each kind of math that MyST reads.
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "index.md").write_text(textwrap.dedent(r"""
+        # Math
+
+        Inline $\partial f / \partial x_1$ and display math:
+
+        $$
+        f(x) = \sum_{k=0}^{n} \frac{f^{(k)}(a)}{k!} (x - a)^k
+        $$ (taylor)
+
+        \begin{align}
+        \dot x &= \alpha x - \beta x y \\
+        \dot y &= \delta x y - \gamma y
+        \end{align}
+
+        Equation {eq}`taylor` is numbered.
+        """), encoding="utf-8")
+    build = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", "-c", str(DOCS),
+         str(tmp_path / "src"), str(tmp_path / "html")], capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout + build.stderr
+    page = (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
+    maths = re.findall(r"<math\b.*?</math>", page, re.S)
+    assert len(maths) == 3, maths
+    assert 'display="block"' in maths[1] and "<mfrac>" in maths[1]
+    assert 'display="block"' in maths[2] and "<mtable" in maths[2]  # the align environment
+    text = re.sub(r"<annotation.*?</annotation>", "", page.split("<article", 1)[1], flags=re.S)
+    assert "$" not in text and "\\begin" not in text  # no TeX left for a script to typeset
+
+
+# The width of a laptop's screen; furo shows the text column between both sidebars.
+LAPTOP = {"width": 1366, "height": 900}
+
+# Returns, for the page in the browser, what runs off the page, is cut off, or runs out
+# of the text column's area (into the sidebar) without a box that scrolls sideways: a wide
+# table, formula or listing must scroll.
+OVERFLOW_JS = """() => {
+  const problems = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > window.innerWidth)
+    problems.push(`the page is ${root.scrollWidth}px wide, wider than the window`);
+  const column = document.querySelector("article[role=main]") || document.body;
+  // the column with its gutter (furo's div.content): a heading's or a table wrapper's
+  // few pixels into the gutter are furo's layout, not an overflow
+  const columnRight = (column.closest(".content") || column).getBoundingClientRect().right;
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "")
+    + (typeof el.className === "string" && el.className.trim()
+       ? "." + el.className.trim().split(/\\s+/).join(".") : "");
+  const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
+  const flagged = [];  // an element reported, whose descendants go unreported
+  const report = (el, problem) => {
+    if (!flagged.some((f) => f.contains(el))) { flagged.push(el); problems.push(problem); }
+  };
+  for (const el of column.querySelectorAll("*")) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) continue;
+    // The first ancestor that does not let its content overflow decides.
+    let up = el.parentElement, fate = null;
+    for (; up && up !== column; up = up.parentElement) {
+      const overflow = getComputedStyle(up).overflowX;
+      if (overflow === "auto" || overflow === "scroll") { fate = "scrolls"; break; }
+      if (overflow === "hidden" || overflow === "clip") {
+        fate = box.right > up.getBoundingClientRect().right + 1 ? "cut off" : "inside";
+        break;
+      }
+    }
+    if (fate === "cut off")
+      report(el, `${name(el)} is cut off by ${name(up)}`);
+    else if (fate === null && box.right > columnRight + 1)
+      report(el, `${name(el)} runs ${Math.round(box.right - columnRight)}px into the sidebar`);
+  }
+  for (const table of column.querySelectorAll("table")) {
+    let box = table.parentElement;
+    while (box !== column && !scrolls(box)) box = box.parentElement;
+    if ((box === column ? table : box).getBoundingClientRect().right > columnRight + 1)
+      problems.push(box === column
+        ? `a table (${name(table)}) is wider than the text column and does not scroll`
+        : `the box in which a table scrolls (${name(box)}) runs into the sidebar`);
+  }
+  return problems;
+}"""
+
+
+def system_chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        if found := shutil.which(name):
+            return found
+    return None
+
+
+def test_every_page_fits_a_laptop_screen(html, tmp_path):
+    # Opens each built page in a headless Chromium at a laptop's width: nothing runs off
+    # the page or out of the text column unless it sits in a box that scrolls sideways,
+    # and the page requests nothing from the network. A screenshot of each page is left
+    # in tmp_path/screenshots for a look (pytest --basetemp=DIR keeps them in DIR).
+    from playwright.sync_api import sync_playwright
+
+    shots = tmp_path / "screenshots"
+    problems, off_site = [], []
+    with sync_playwright() as playwright:
+        executable = system_chromium()
+        if executable is None and not Path(playwright.chromium.executable_path).is_file():
+            pytest.skip("no Chromium found: install one with `apt-get install chromium` "
+                        "(or `python -m playwright install chromium`)")
+        # with the scrollbars that a desktop browser draws (playwright hides them)
+        browser = playwright.chromium.launch(executable_path=executable,
+                                             ignore_default_args=["--hide-scrollbars"])
+        page = browser.new_page(viewport=LAPTOP)
+
+        def offline(route):
+            off_site.append(f"{page.url}: {route.request.url}")
+            route.abort()
+
+        page.route(re.compile(r"^https?://"), offline)
+        for path in built_pages(html):
+            where = path.relative_to(html)
+            page.goto(path.as_uri(), wait_until="load")
+            problems += [f"{where}: {problem}" for problem in page.evaluate(OVERFLOW_JS)]
+            shot = shots / where.with_suffix(".png")
+            shot.parent.mkdir(parents=True, exist_ok=True)
+            # the whole of a page of the guide; the first screen of the others (the
+            # reference, the source listings), which would take minutes whole
+            page.screenshot(path=shot, full_page=len(where.parts) == 1)
+        browser.close()
+    assert not off_site, "pages requested off-site resources:\n" + "\n".join(off_site)
+    assert not problems, "\n".join(problems)
 
 
 USER_FACING = ["README.md", "docs", "dualad", "dualad_gpu", "asv_benches"]
