@@ -23,6 +23,9 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 pytest.importorskip("sphinx", reason="the docs extra is part of the test extra")
 
+# Every test of this module on one xdist worker (--dist loadgroup): one build of the docs.
+pytestmark = pytest.mark.xdist_group("docs")
+
 
 @pytest.fixture(scope="module")
 def html(tmp_path_factory) -> Path:
