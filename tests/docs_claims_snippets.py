@@ -296,9 +296,13 @@ def ivp_end(p):
 
 
 def x64_after_a_call() -> bool:
-    import jax
-    gpu("jacfwd", np.sin, X2)
-    return jax.config.jax_enable_x64
+    """In a fresh interpreter: other tests turn JAX's x64 on for their whole process."""
+    script = ("import numpy as np, jax, dualad_gpu\n"
+              "dualad_gpu.jacfwd(np.sin)(np.array([0.5, 2.0]))\n"
+              "print(jax.config.jax_enable_x64)")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True)
+    return run.stdout.strip() == "True"
 
 
 BAD_SHAPE = dualad.defprimitive("docs_claims_bad_shape", lambda x: 2.0 * x,
