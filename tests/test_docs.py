@@ -6,6 +6,7 @@ whose example has rotted fails this test. Docstring examples run under pytest's
 doctest (``--doctest-modules``).
 """
 
+import fcntl
 import re
 import shutil
 import subprocess
@@ -28,15 +29,22 @@ pytestmark = pytest.mark.xdist_group("docs")
 
 
 @pytest.fixture(scope="module")
-def html(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("docs") / "html"
-    build = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-         str(DOCS), str(out)],
-        capture_output=True, text=True)
-    log = "\n".join(line for line in (build.stdout + build.stderr).splitlines()
-                    if "IPKernelApp" not in line and "traitlets" not in line)
-    assert build.returncode == 0, f"sphinx-build -W failed:\n{log[-6000:]}"
+def html(tmp_path_factory, worker_id) -> Path:
+    """The docs built once per test run: xdist's workers share the build (a file lock)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base if worker_id == "master" else base.parent  # (this run's, all workers')
+    out, built = shared / "docs-html", shared / "docs-html.built"
+    with open(shared / "docs-html.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not built.exists():
+            build = subprocess.run(
+                [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+                 str(DOCS), str(out)],
+                capture_output=True, text=True)
+            log = "\n".join(line for line in (build.stdout + build.stderr).splitlines()
+                            if "IPKernelApp" not in line and "traitlets" not in line)
+            assert build.returncode == 0, f"sphinx-build -W failed:\n{log[-6000:]}"
+            built.touch()
     return out
 
 
