@@ -227,7 +227,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         chunks = inputs.chunks(chunk_size or auto_chunk(inputs.n, inputs.itemsize))
         key = parallel.signature(inputs.leaves, inputs.tree)
         if parallel.passes_stay_here(spread.dispatch, len(chunks), inputs.n, key):
-            return spread.serially(*args, **kwargs)
+            return spread.serially(key, *args, **kwargs)
         f = functools.partial(fun, **kwargs) if kwargs else fun
         results = spread.dispatch.map(forward_unit, f, (args, argnums, has_aux, holomorphic),
                                       chunks, key)

@@ -19,7 +19,11 @@ kernels release the GIL), a :class:`~concurrent.futures.ProcessPoolExecutor`, or
   :data:`DISPATCH_SECONDS`) runs serially, and says so once with a
   :class:`RuntimeWarning` naming the reason and how to force the parallel run; so
   does a transform called from a unit of work on its own thread pool (sent to the
-  pool, its units would wait for the workers that wait for them).
+  pool, its units would wait for the workers that wait for them);
+* such a choice is not final: a signature kept serial is looked at again after
+  :data:`RECHECK_AFTER` calls, then twice as late each time the choice holds, and
+  every call sent to threads is timed, a call that did not gain making the next
+  one look again.
 
 >>> import numpy as np, dualad
 >>> from concurrent.futures import ThreadPoolExecutor
@@ -71,6 +75,24 @@ THREADS_GAIN = 0.9
 
 #: Input signatures whose choice (serial or parallel) a transform remembers.
 _REMEMBERED = 32
+
+#: A choice to stay serial is tried again after this many calls of its signature, then
+#: after twice as many each time it holds (up to :data:`RECHECK_MAX`): one sample (a
+#: first call on a busy machine, work that grows) does not decide every later call.
+RECHECK_AFTER = 16
+RECHECK_MAX = 1024
+
+
+class _Choice:
+    """What a transform chose for one input signature: ``parallel``, or serial until
+    ``left`` more calls have passed (then it is tried again, ``interval`` doubled);
+    ``unit_seconds``: a unit's time here, at the last look."""
+
+    __slots__ = ("parallel", "left", "interval", "unit_seconds")
+
+    def __init__(self, parallel: bool, interval: int, unit_seconds: float) -> None:
+        self.parallel, self.interval, self.unit_seconds = parallel, interval, unit_seconds
+        self.left = interval
 
 
 class WorkerTraceback(Exception):
@@ -148,13 +170,25 @@ class Dispatch:
         self.kind = kind_of(executor)
         self.workers = workers_of(executor)
         self.min_seconds = DISPATCH_SECONDS[self.kind] if min_seconds is None else min_seconds
-        self.decided: OrderedDict = OrderedDict()  # key -> True (parallel) or False
+        self.decided: OrderedDict = OrderedDict()  # key -> its _Choice
         self.warned = False
         self.lock = threading.Lock()
 
     def serial(self, key: Any) -> bool:
-        """Whether problems of ``key`` were found too small to send out."""
-        return self.decided.get(key) is False
+        """Whether problems of ``key`` run here: found too small to send out, or holding
+        the GIL, at an earlier call. Such a choice is tried again now and then (see
+        :data:`RECHECK_AFTER`): then this call is undecided, and :meth:`map` looks."""
+        choice = self.decided.get(key)
+        if choice is None or choice.parallel is not False:
+            return False
+        with self.lock:
+            choice.left -= 1
+            if choice.left > 0:
+                return True
+            choice.interval = min(2 * choice.interval, RECHECK_MAX)
+            choice.left = choice.interval
+            choice.parallel = None  # (undecided for this call: map times it again)
+            return False
 
     def decline(self, key: Any, reason: str) -> None:
         """Run problems of ``key`` serially from now on, and say why (once)."""
@@ -164,12 +198,23 @@ class Dispatch:
             warnings.warn(f"{self.transform} with executor= runs serially: {reason}",
                           RuntimeWarning, stacklevel=_callers_level())
 
-    def _decide(self, key: Any, parallel: bool) -> None:
+    def _decide(self, key: Any, parallel: bool, unit_seconds: float = 0.0) -> None:
         with self.lock:
-            self.decided[key] = parallel
+            choice = self.decided.get(key)
+            if choice is None:  # (a choice looked at again keeps its interval)
+                choice = self.decided[key] = _Choice(parallel, RECHECK_AFTER, unit_seconds)
+            choice.parallel, choice.unit_seconds = parallel, unit_seconds
             self.decided.move_to_end(key)
             while len(self.decided) > _REMEMBERED:
                 self.decided.popitem(last=False)
+
+    def _undecided(self, key: Any) -> bool:
+        choice = self.decided.get(key)
+        return choice is None or choice.parallel is None
+
+    def _declined(self, key: Any) -> bool:
+        choice = self.decided.get(key)
+        return choice is not None and choice.parallel is False
 
     def map(self, work: Callable, fun: Callable, payload: Any, units: Sequence, key: Any,
             first: tuple[Any, float] | None = None) -> list:
@@ -180,6 +225,7 @@ class Dispatch:
         ``min_seconds``, the rest runs here too, and later calls of ``key`` are
         meant to take the serial path (:meth:`serial`). ``work`` must be a function
         of a module (pickled by name); ``fun`` and ``payload`` travel once per call.
+        The caller asks :meth:`serial` first (once per call: it counts the calls).
         """
         units = list(units)
         nested = self.kind == "thread" and id(self.executor) in _UNITS_OF.get()
@@ -188,7 +234,7 @@ class Dispatch:
                           "from a unit of work on the same thread pool, whose workers "
                           "would wait for themselves; give the inner transform another "
                           "executor, or none", RuntimeWarning, stacklevel=_callers_level())
-        if nested or self.decided.get(key) is False:  # too small, or holding the GIL
+        if nested or self._declined(key):  # too small, or holding the GIL
             done = [] if first is None else [first[0]]
             return done + [work(fun, payload, unit) for unit in
                            tracked(units[len(done):], self.transform, self.progress,
@@ -202,14 +248,14 @@ class Dispatch:
     def _map(self, work: Callable, fun: Callable, payload: Any, units: list, key: Any,
              first: tuple[Any, float] | None, report: Progress) -> list:
         results: list = []
-        if first is None and self.decided.get(key) is None and units:
+        if first is None and self._undecided(key) and units:
             start = time.perf_counter()
             first = (work(fun, payload, units[0]), time.perf_counter() - start)
         if first is not None:
             results.append(first[0])
             report.update()
             units = units[1:]
-            if self.decided.get(key) is None:
+            if self._undecided(key):
                 if first[1] < self.min_seconds:
                     self.decline(key, f"a unit of work takes {first[1] * 1e3:.2g} ms, less "
                                  f"than sending it to a worker costs (min_seconds="
@@ -219,12 +265,20 @@ class Dispatch:
                         results.append(work(fun, payload, unit))
                         report.update()
                     return results
-                self._decide(key, True)
+                self._decide(key, True, first[1])
                 if self.kind == "thread" and self.min_seconds > 0 and len(units) >= 2:
                     return results + self._checked_threads(work, fun, payload, units, key,
                                                            first[1], report)
-        return results + run_units(self.executor, self.kind, work, fun, payload, units,
-                                   report)
+        choice = self.decided.get(key)
+        if (self.kind != "thread" or self.min_seconds <= 0 or len(units) < 2
+                or choice is None or not choice.unit_seconds):
+            return results + run_units(self.executor, self.kind, work, fun, payload, units,
+                                       report)
+        start = time.perf_counter()
+        results += run_units(self.executor, self.kind, work, fun, payload, units, report)
+        if time.perf_counter() - start > THREADS_GAIN * choice.unit_seconds * len(units):
+            choice.parallel = None  # (no gain this time: the next call looks again)
+        return results
 
     def _checked_threads(self, work: Callable, fun: Callable, payload: Any, units: list,
                          key: Any, seconds: float, report: Progress) -> list:
@@ -461,8 +515,9 @@ class Spread:
     def __init__(self, serial: Callable, call: Callable, dispatch: Dispatch) -> None:
         self.serial, self.call, self.dispatch = serial, call, dispatch
         #: The types and shapes of plain arguments (:func:`_quick_key`) that ran
-        #: serially: such a call goes to the serial transform at once.
-        self.quick: set = set()
+        #: serially, and their input signature: such a call goes to the serial
+        #: transform at once, while :meth:`Dispatch.serial` keeps the choice.
+        self.quick: dict = {}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.quick and not kwargs:
@@ -470,20 +525,24 @@ class Spread:
                 key: tuple | None = ((args[0].shape, args[0].dtype),)
             else:
                 key = _quick_key(args)
-            if key in self.quick:  # (plain arguments: only the result can hold a Dual)
-                return _refused_if_nested(self.serial(*args))
+            signature = self.quick.get(key)
+            if signature is not None:  # (plain arguments: only the result can hold a Dual)
+                if self.dispatch.serial(signature):
+                    return _refused_if_nested(self.serial(*args))
+                del self.quick[key]  # (looked at again: the call takes the long way)
         given: Any = (args, kwargs)
         if any(isinstance(leaf, Boxed) for leaf in tree_leaves(given)):
             raise TypeError(_NESTED)  # (at once, whether the passes would go out or not)
         return _refused_if_nested(self.call(self, *args, **kwargs))
 
-    def serially(self, *args: Any, **kwargs: Any) -> Any:
-        """The serial transform at ``args`` (too small to send out), remembered."""
+    def serially(self, signature: Any, *args: Any, **kwargs: Any) -> Any:
+        """The serial transform at ``args``, whose input ``signature`` was found too small
+        to send out (or holding the GIL), remembered."""
         key = None if kwargs else _quick_key(args)
         if key is not None:
             if len(self.quick) >= _REMEMBERED:
                 self.quick.clear()
-            self.quick.add(key)
+            self.quick[key] = signature
         return self.serial(*args, **kwargs)
 
     def __reduce__(self) -> tuple:

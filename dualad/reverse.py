@@ -401,7 +401,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, *, chunk_size: int |
         inputs = Inputs(args, argnums, "jacrev", holomorphic, complex_ok=True)
         key = parallel.signature(inputs.leaves, inputs.tree)
         if spread.dispatch.serial(key):
-            return spread.serially(*args, **kwargs)
+            return spread.serially(key, *args, **kwargs)
         f = functools.partial(fun, **kwargs) if kwargs else fun
         begin = time.perf_counter()
         with scope():

@@ -154,7 +154,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, *,
                                         for j in range(i, len(chunks))]
         key = parallel.signature(inputs.leaves, inputs.tree)
         if parallel.passes_stay_here(spread.dispatch, len(units), inputs.n, key):
-            return spread.serially(*args, **kwargs)
+            return spread.serially(key, *args, **kwargs)
         f = functools.partial(fun, **kwargs) if kwargs else fun
         results = spread.dispatch.map(hessian_unit, f, (args, argnums, fwd_rev), units, key)
         if fwd_rev:

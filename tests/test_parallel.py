@@ -223,6 +223,67 @@ def test_threads_that_do_not_gain_leave_later_calls_serial(thread_pool, monkeypa
     assert identical(jac(X), expected)
 
 
+def _counting_units(monkeypatch) -> list:
+    """Each call of run_units (units sent to the executor) appends its count."""
+    sent, run_units = [], parallel.run_units
+
+    def counted(executor, kind, work, fun, payload, units, report=None):
+        sent.append(len(units))
+        return run_units(executor, kind, work, fun, payload, units, report)
+
+    monkeypatch.setattr(parallel, "run_units", counted)
+    return sent
+
+
+@pytest.mark.parametrize("transform", list(TRANSFORMS))
+def test_a_choice_to_stay_serial_is_looked_at_again_ever_less_often(
+        thread_pool, monkeypatch, transform):
+    # The first call finds the passes too small; the work then grows (min_seconds
+    # falls): the choice is looked at again after RECHECK_AFTER calls, not never.
+    monkeypatch.setattr(parallel, "RECHECK_AFTER", 3)
+    make, name = TRANSFORMS[transform]
+    x = X if name != "residual" else X[:7]
+    expected = make(globals()[name])(x)
+    spread = make(globals()[name], executor=thread_pool, min_seconds=1e9)
+    with pytest.warns(RuntimeWarning, match="runs serially"):
+        assert identical(spread(x), expected)
+    sent = _counting_units(monkeypatch)
+    for _ in range(2):
+        assert identical(spread(x), expected)  # (serial: two calls of three)
+    assert sent == []
+    assert identical(spread(x), expected)  # looked at: still too small, serial again
+    assert sent == []
+    for _ in range(5):  # the next look comes twice as late
+        assert identical(spread(x), expected)
+    assert sent == []
+    clock = iter(range(10 ** 9))  # the work has grown: every pass takes 10¹⁰ s
+    monkeypatch.setattr(parallel.time, "perf_counter", lambda: 1e10 * next(clock))
+    monkeypatch.setattr(parallel, "THREADS_GAIN", 1e12)  # (and threads gain)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (said once, at the first call)
+        assert identical(spread(x), expected)
+    assert sent and sum(sent) > 0  # looked at again: the passes went out
+    assert identical(spread(x), expected)
+
+
+def test_threads_that_stop_gaining_are_looked_at_again(thread_pool, monkeypatch):
+    # Found to gain on the first call; later calls are timed too, and one that did not
+    # gain makes the next call look again (here: decide that the work holds the GIL).
+    expected = dualad.jacfwd(model, chunk_size=2)(X)
+    jac = dualad.jacfwd(model, chunk_size=2, executor=thread_pool, min_seconds=1e-12)
+    monkeypatch.setattr(parallel, "THREADS_GAIN", 1e12)  # (any time gains)
+    assert identical(jac(X), expected)
+    assert identical(jac(X), expected)
+    key = parallel.signature([X], optree.tree_structure(X))
+    assert jac.dispatch.decided[key].parallel is True
+    monkeypatch.setattr(parallel, "THREADS_GAIN", 0.0)  # (no time gains)
+    assert identical(jac(X), expected)  # timed: no gain
+    assert jac.dispatch.decided[key].parallel is None
+    with pytest.warns(RuntimeWarning, match="holds the GIL"):
+        assert identical(jac(X), expected)  # looked at again
+    assert jac.dispatch.serial(key)
+
+
 @pytest.mark.parametrize("transform", ["sparse_jacobian-fwd", "sparse_jacobian-rev",
                                        "sparse_hessian", "jacrev"])
 def test_a_choice_to_stay_serial_holds_at_later_calls(thread_pool, monkeypatch, transform):

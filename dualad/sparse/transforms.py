@@ -153,7 +153,7 @@ class _Prepared(_Checked):
         """``(passes, length)``: ``fun``'s tangents along one seed per colour."""
         chunks = [(start, min(start + self.per_pass, self.passes))
                   for start in range(0, self.passes, self.per_pass)]
-        if self.dispatch is None:
+        if self.dispatch is None or self.dispatch.serial((x.shape, x.dtype)):
             blocks = [colour_unit(fun, (x, self.colors, length), chunk)
                       for chunk in tracked(chunks, self.transform, self.progress)]
         else:
