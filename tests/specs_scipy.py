@@ -119,8 +119,8 @@ if sc is not None:
              (0.05, 0.95), jax=lambda x: jsp.betainc(3.5, 2.0, 1.0 - x)),
         Spec("scipy.special.erfcinv", sc.erfcinv, UNARY, (0.1, 1.9),
              jax=lambda x: -jsp.ndtri(0.5 * x) / np.sqrt(2.0)),
-        Spec("scipy.special.rgamma", sc.rgamma, UNARY, (0.3, 4.0),
-             jax=lambda x: jnp.exp(-jsp.gammaln(x))),
+        Spec("scipy.special.rgamma", sc.rgamma, UNARY, (-2.4, 4.0),  # (its zeros, too)
+             jax=lambda x: jsp.gammasgn(x) * jnp.exp(-jsp.gammaln(x))),
         Spec("scipy.special.stdtr", lambda t: sc.stdtr(3.0, t), UNARY, (-3.0, 3.0)),
         Spec("scipy.special.pdtr", lambda m: (sc.pdtr(3.0, m), sc.pdtrc(3.0, m)), UNARY,
              (0.2, 6.0), jax=lambda m: (jsp.gammaincc(4.0, m), jsp.gammainc(4.0, m))),

@@ -34,6 +34,8 @@ ATOL = 16 * np.finfo(np.float64).tiny  # ≈ 3.6e-307: below it, values have und
 MODES = ("hyperdual", "fwd-rev", "nested")
 
 TINY = [-1e-300, 1e-300, -1e-8, 1e-8]
+RGAMMA_ZEROS = [-1.0, -1.0 + 1e-15, -1.0 + 1e-8, -2.0, -2.0 - 1e-9, -3.0, -50.0, -0.5, -0.26,
+                -0.24, -30.25]
 WIDE = TINY + [-700.0, 700.0, -1e10, 1e10, -1e300, 1e300]
 # ---------------------------------------------------------------------------
 # References: the second derivative in closed form, of an mpf at the working precision
@@ -230,6 +232,8 @@ SCIPY = {
     "gamma": (sc.gamma, lambda x: mp.gamma(x) * (mp.psi(0, x) ** 2 + mp.psi(1, x)),
               [1e-100, -1e-100, 1e-8, 170.0], 0),
     "rgamma": (sc.rgamma, _rgamma2, TINY + [-0.49, 0.51, 170.0, 1e10], 0),
+    # next to rgamma's zeros (ψ's poles) and at them, rgamma being entire
+    "rgamma at its zeros": (sc.rgamma, lambda x: mp.diff(mp.rgamma, x, 2), RGAMMA_ZEROS, 0),
     # Bessel functions (J and Y to ±1e4: SciPy's own kernels lose ~ulp(x) of their phase,
     # 1e-6 relative at 1e10)
     "i0": (sc.i0, lambda x: mp.besseli(0, x) - mp.besseli(1, x) / x, TINY + [-700.0, 700.0], 2),
@@ -290,6 +294,7 @@ FIRST = {
     "i1e": (sc.i1e, _ie1(1), [-1e10, -51.0, 1e-300, 700.0, 1e4, 1e300], 1),
     "rgamma": (sc.rgamma, lambda x: -mp.psi(0, x) * mp.rgamma(x) if x else mp.mpf(1),
                [-1e-300, 1e-8, 0.0, 170.0], 1),
+    "rgamma at its zeros": (sc.rgamma, lambda x: mp.diff(mp.rgamma, x), RGAMMA_ZEROS, 0),
 }
 
 

@@ -40,7 +40,8 @@ from ..dual import primal_value
 from ..primitive import (UFUNC_HANDLERS, Over, Primitive, qualified_name, refresh_backends,
                          register_function)
 from .elementwise import (_sech_squared, absolute, broadcast_shape_rule, cos, elementwise,
-                          equal, exp, floor, greater, log, log1p, safe_divide, sign, where)
+                          equal, exp, floor, greater, log, log1p, remainder, rint, safe_divide,
+                          sign, sin, where)
 from .reductions import amax, normalize_axes, sum_
 from .shape import broadcast_to, reshape, shape_of
 
@@ -468,13 +469,18 @@ def _declare_ufuncs() -> None:
     pdtrc = elementwise(sc.pdtrc, None, lambda ans, k, m: _poisson_pmf(k, m))
     # erfc(ans) = y, so dy = -2/√π exp(-ans²) d ans.
     erfcinv = elementwise(sc.erfcinv, lambda ans, y: -_SQRT_PI_OVER_TWO * exp(ans * ans))
-    # rgamma = 1/Γ: -ψ(x)/Γ(x) (nan at the poles of Γ, x = -1, -2, ..., where rgamma = 0).
-    # For |x| < ½, at the pole of ψ, d/dx [x/Γ(x + 1)] = (1 - x·ψ(x + 1))/Γ(x + 1),
-    # whose derivative has no terms ±1/x that cancel (and which is 1 at x = 0).
+    # rgamma = 1/Γ: -ψ(x)/Γ(x), but within ¼ of 0, -1, -2, … (rgamma's zeros, ψ's poles)
+    # the reflection 1/Γ(x) = sin(πx)Γ(1 - x)/π, whose derivative
+    # Γ(1 - x)(cos πx - sin πx·ψ(1 - x)/π) has no pole; πx is taken as nπ + π(x - n), n
+    # the nearest integer (x - n exact), so that sin πx keeps its digits next to n.
     def _rgamma_partial(ans, x):
-        near = greater(0.5, absolute(x))
-        xn, xf = where(near, x, 0.0), where(near, 1.0, x)
-        return where(near, rgamma(xn + 1.0) * (1.0 - xn * digamma(xn + 1.0)),
+        n = rint(x)
+        near = where(greater(0.5, x), greater(0.25, absolute(x - n)), False)
+        xn, nn, xf = where(near, x, 0.0), where(near, n, 0.0), where(near, 1.0, x)
+        turn = _PI * (xn - nn)
+        parity = 1.0 - 2.0 * remainder(nn, 2.0)  # cos nπ
+        return where(near, parity * gamma(1.0 - xn)
+                     * (cos(turn) - sin(turn) * digamma(1.0 - xn) / _PI),
                      -ans * digamma(xf))
 
     rgamma = elementwise(sc.rgamma, _rgamma_partial)
@@ -513,8 +519,8 @@ def _declare_ufuncs() -> None:
     globals().update(locals())
 
 
-_IMPORTED = ("absolute", "cos", "equal", "exp", "floor", "greater", "log", "log1p", "sign", "where",
-             "amax", "sum_", "reshape")
+_IMPORTED = ("absolute", "cos", "equal", "exp", "floor", "greater", "log", "log1p", "remainder",
+             "rint", "sign", "sin", "where", "amax", "sum_", "reshape")
 __all__ = [name for name, value in list(globals().items())
            if isinstance(value, Primitive) and not name.startswith("_") and name not in _IMPORTED]
 __all__ += ["logsumexp", "softmax", "log_softmax"]
