@@ -18,6 +18,7 @@ import numpy as np
 
 from . import ops
 from .dual import Dual, backend_of, primal_value
+from .primitive import NeedsHost
 from .tangents import fit_tangent
 
 
@@ -38,7 +39,8 @@ def store(x: Dual, index_tuple: tuple, value: Any) -> None:
         primal = primal.copy() if isinstance(primal, np.ndarray) and primal.ndim \
             else np.copy(primal)
         if isinstance(v_primal, np.ndarray) and type(v_primal) is not type(primal):
-            primal = np.zeros_like(v_primal, primal.dtype, shape=primal.shape) + primal  # see it recorded
+            # (see it recorded)
+            primal = np.zeros_like(v_primal, primal.dtype, shape=primal.shape) + primal
         primal[index] = v_primal
     else:  # an immutable array (JAX): a functional update
         primal = primal.at[index].set(v_primal)
@@ -169,6 +171,14 @@ def static_index(index: Any) -> tuple:
     items = index if isinstance(index, tuple) else (index,)
     for item in items:
         if isinstance(item, Dual):
+            value = primal_value(item)
+            if getattr(value, "dtype", None) == np.bool_ and backend_of((value,)) != "numpy":
+                # (dualad_gpu: a mask traced by jax.jit, which selects a number of
+                # elements known only when it runs)
+                raise NeedsHost("it indexes with a boolean mask computed from its inputs "
+                                "(x[x > 0], x[x > 0] = 0.0), which selects a number of "
+                                "elements that jax.jit cannot know while it traces; "
+                                "np.where(mask, new, x) keeps such code in jax.jit")
             raise TypeError("a Dual cannot be used as an index; index with integers "
                             "or with boolean masks from comparisons")
     return tuple(np.asarray(i) if isinstance(i, list) else i for i in items)

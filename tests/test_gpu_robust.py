@@ -310,6 +310,27 @@ def test_indexing_by_traced_integers(transform):
     assert_allclose(np.asarray(ours), getattr(dualad, transform)(f)(x), rtol=1e-15)
 
 
+def zeroed_where_positive(x):
+    z = x * 2.0
+    z[x > 0] = 0.0  # a mask computed from the input: its count is known only when it runs
+    return np.sum(z ** 2) + np.sum(x[x < 0] ** 3)
+
+
+@pytest.mark.parametrize("transform", ["grad", "jacfwd", "jacrev", "hessian"])
+def test_a_boolean_mask_of_the_inputs_runs_on_the_host_and_says_how_to_stay(transform):
+    x = np.array([0.5, -1.0, 2.0, -0.25])
+    with pytest.warns(RuntimeWarning, match=r"boolean mask computed from its inputs.*"
+                                            r"np\.where\(mask, new, x\).*on the host"):
+        ours = getattr(dualad_gpu, transform)(zeroed_where_positive)(x)
+    assert_allclose(np.asarray(ours), getattr(dualad, transform)(zeroed_where_positive)(x),
+                    rtol=1e-15)
+    where = lambda x: np.sum(np.where(x > 0, 0.0, 2.0 * x) ** 2)  # noqa: E731
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (np.where stays in jax.jit)
+        assert_allclose(np.asarray(getattr(dualad_gpu, transform)(where)(x)),
+                        getattr(dualad, transform)(where)(x), rtol=1e-15)
+
+
 REVERSED_SLICE = """
 import numpy as np, dualad_gpu
 print(np.asarray(dualad_gpu.grad(lambda a: np.sum(np.sin(a[::-1][:])))(np.arange(4.0))).tolist())
