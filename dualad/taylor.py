@@ -42,9 +42,9 @@ from .pytrees import tree_flatten
 from . import ops
 from .constructors import scoped
 from .dual import Dual, as_float_array
-from .tangents import align_tangent, check_tangent_shape, elementwise_jvp, fit_tangent
+from .tangents import check_tangent_shape, elementwise_jvp, fit_tangent
 from .inputs import only_row, read_leaf
-from .primitive import MINUS_ONE, ONE, Boxed, Over, Primitive, Tag
+from .primitive import MINUS_ONE, ONE, Over, Primitive, Tag
 
 __all__ = ["jet", "JetTag", "RowsTag", "Series"]
 

@@ -99,7 +99,8 @@ def _order(degree: np.ndarray, order: str) -> np.ndarray:
     rng = np.random.default_rng(_SEED)
     if order == "largest_first":  # ties in random order
         shuffled = rng.permutation(n)
-        key = np.asarray(-degree[shuffled], dtype=np.int16 if degree.max(initial=0) < 2**15 else np.int64)
+        small = degree.max(initial=0) < 2**15
+        key = np.asarray(-degree[shuffled], dtype=np.int16 if small else np.int64)
         return shuffled[np.argsort(key, kind="stable")]
     if order == "natural":
         return np.arange(n)
@@ -153,8 +154,9 @@ def _periodic(p: sp.csr_array, bound: int, start: int = 0) -> np.ndarray | None:
     blocks = [int(d) for d in distance[2 * times >= len(rows)] if n % d == 0 and n // d <= 16][:2]
     j = np.arange(n, dtype=np.int32 if 65 * n < 2**31 else np.int64)
     for q in range(max(start, int(np.diff(p.indptr).max(initial=1))), min(bound, 64)):
+        tilings = [(1, 0)] + [(b, t) for b in blocks for t in range(1, q)]
         for period, block, t in [(period, block, t) for period in periods
-                                 for block, t in [(1, 0)] + [(b, t) for b in blocks for t in range(1, q)]]:
+                                 for block, t in tilings]:
             def color(j, shift):
                 c = j + shift * (j // period) if period else j
                 return (c + t * (j // block) if t else c) % q

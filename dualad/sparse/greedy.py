@@ -66,7 +66,8 @@ def _intp(p: sp.csr_array) -> sp.csr_array:
 
 
 def _segment_or(words: np.ndarray, which: np.ndarray, size: int) -> np.ndarray:
-    """The bitwise or of the 1-D ``words`` grouped by sorted ``which``, for each group below ``size``."""
+    """The bitwise or of the 1-D ``words`` grouped by sorted ``which``, for each group
+    below ``size``."""
     out = np.zeros(size, dtype=np.uint64)
     if len(which):
         starts = np.flatnonzero(np.diff(which, prepend=-1))
@@ -114,7 +115,8 @@ def column_coloring(p: sp.csr_array, order: np.ndarray, lower: int, passes: int)
     by at most ``passes`` iterated-greedy passes unless it has ``lower`` colours already."""
     rank = np.empty(len(order), dtype=p.indices.dtype)
     rank[order] = np.arange(len(order))
-    rows = sp.csr_array((np.ones(p.nnz, dtype=bool), rank[p.indices], p.indptr.copy()), shape=p.shape)
+    rows = sp.csr_array((np.ones(p.nnz, dtype=bool), rank[p.indices], p.indptr.copy()),
+                        shape=p.shape)
     rows.has_sorted_indices = False
     rows.sort_indices()  # each row's columns in order
     cols = _intp(rows.T.tocsr())  # column order[i] -> its rows, as row i
