@@ -396,3 +396,124 @@ def test_a_sparse_linear_constraint_and_a_bound_broadcast_to_the_constraint():
         constraints=so.NonlinearConstraint(lambda x: x, [-np.inf], [t[2]])).x
     assert_allclose(dualad.jacfwd(boxed)(np.array([1.0, 2.0, 1.5])),
                     [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], atol=1e-12)
+
+
+# -- the active set from the solver's multipliers ----------------------------------------
+#
+# SLSQP's ``multipliers`` and trust-constr's ``v`` decide the active set where they exist;
+# these problems are ones where the distance rule alone (on the bound within a relative
+# 1e-6, widened by 100× trust-constr's barrier parameter) decides wrongly.
+
+def _off_its_bound(result, g, bound):
+    """How far g(x*) is from ``bound`` beyond what the distance rule calls on it."""
+    from dualad.solvers.scipy_constraints import ACTIVE_TOLERANCE
+
+    slack = 100 * getattr(result, "barrier_parameter", 0.0)
+    return abs(g - bound) - ACTIVE_TOLERANCE * (1 + abs(bound)) - slack
+
+
+#: (method, type, scale of the constraint, tol): the solver stops short of (or past) the
+#: scaled circle s·(1 − x·x) ≥ 0 (= 0) by more than the distance rule allows, x* within
+#: about 1e-5 of the exact p/|p|.
+SHORT_OF_THE_CIRCLE = [("SLSQP", "ineq", 1e3, 1e-3), ("SLSQP", "eq", 1e3, 1e-3),
+                       ("trust-constr", "ineq", 1e3, None), ("trust-constr", "eq", 1e4, 1e-3)]
+
+
+@pytest.mark.parametrize("method, kind, scale, tol", SHORT_OF_THE_CIRCLE)
+def test_a_constraint_off_its_bound_binds_by_the_solver_s_multiplier(method, kind, scale,
+                                                                       tol):
+    def closest(p):  # the closest point to p on (in) the unit circle: p/|p|
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return so.minimize(lambda x: np.sum((x - p) ** 2), np.zeros(2), method=method,
+                               tol=tol, constraints={"type": kind,
+                                                     "fun": lambda x: scale * (1 - x @ x)})
+    result = closest(P)
+    assert _off_its_bound(result, scale * (1 - result.x @ result.x), 0.0) > 0
+    exact = lambda p: p / np.linalg.norm(p)
+    expected = dualad.jacfwd(exact)(P)
+    assert_allclose(dualad.jacfwd(lambda p: closest(p).x)(P), expected, atol=1e-4)
+    assert_allclose(dualad.jacrev(lambda p: closest(p).x)(P), expected, atol=1e-4)
+    assert_allclose(dualad.hessian(lambda p: closest(p).x[0])(P),
+                    dualad.hessian(lambda p: exact(p)[0])(P), atol=1e-3)
+
+
+def test_an_inactive_constraint_within_the_barrier_s_slack_changes_nothing():
+    # x₀ + x₁ ≤ 2.81, in units of 1e-5: half a unit of x from the optimum (x₀ + x₁ ≈ 2.31),
+    # but 1e-5 of g, within 100× trust-constr's barrier parameter. Its multiplier is
+    # small against that distance: it does not bind.
+    def loose(p):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return so.minimize(objective, np.zeros(2), args=(p,), method="trust-constr",
+                               constraints=so.NonlinearConstraint(
+                                   lambda x: 1e-5 * (x[0] + x[1]), -np.inf, 1e-5 * 2.81))
+    result = loose(P)
+    assert abs(result.constr[0][0] - 1e-5 * 2.81) < 100 * result.barrier_parameter
+    assert abs(result.v[0][0]) > 1e-3  # (the barrier's, not zero)
+    x = result.x
+    for J in (dualad.jacfwd(lambda p: loose(p).x)(P), dualad.jacrev(lambda p: loose(p).x)(P)):
+        assert_allclose(J, np.diag(slope(x)), atol=1e-6)
+    expected = -4.8 * x[0] * slope(x[0]) / (2 + 1.2 * x[0] ** 2) ** 2
+    assert_allclose(dualad.hessian(lambda p: loose(p).x[0])(P)[0, 0], expected, atol=1e-5)
+
+
+def _mixed(p, method):
+    """The closest point to p in R⁴ under a dict (x₀ ≤ 1), one NonlinearConstraint
+    holding an equality (x₁ + x₂ = 0) and a two-sided inequality (−0.5 ≤ x₂ ≤ 0.2),
+    a LinearConstraint (x₁ ≤ 0.3, inactive) and bounds (x₃ ≥ 0)."""
+    constraints = [{"type": "ineq", "fun": lambda x: 1 - x[0]},
+                   so.NonlinearConstraint(lambda x: np.stack([x[1] + x[2], x[2]]),
+                                          [0.0, -0.5], [0.0, 0.2]),
+                   so.LinearConstraint([[0.0, 1.0, 0.0, 0.0]], -np.inf, 0.3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (SLSQP: eq and ineq in one NonlinearConstraint)
+        return so.minimize(lambda x: np.sum((x - p) ** 2), np.zeros(4), method=method,
+                           tol=1e-10, constraints=constraints,
+                           bounds=[(None, None)] * 3 + [(0.0, None)])
+
+
+@pytest.mark.parametrize("method", ["SLSQP", "trust-constr"])
+def test_the_solver_s_multipliers_per_constraint_in_dualad_s_sign(method):
+    from dualad.solvers.scipy_constraints import Constraints
+
+    p = np.array([2.0, 0.5, 1.0, -1.0])
+    result = _mixed(p, method)
+    atol = 1e-6 if method == "SLSQP" else 1e-3  # (trust-constr stops 2e-4 inside)
+    assert_allclose(result.x, [1.0, -0.2, 0.2, 0.0], atol=atol)
+    constraints = Constraints([{"type": "ineq", "fun": lambda x: 1 - x[0]},
+                               so.NonlinearConstraint(lambda x: np.stack([x[1] + x[2], x[2]]),
+                                                      [0.0, -0.5], [0.0, 0.2]),
+                               so.LinearConstraint([[0.0, 1.0, 0.0, 0.0]], -np.inf, 0.3)])
+    constraints.bound(np.array([-np.inf] * 3 + [0.0]), np.full(4, np.inf))
+    got = constraints.solver_multipliers(result, result.x)
+    # ∇f = 2(x − p) = Σ λᵢ∇gᵢ: positive at a lower bound, negative at an upper one
+    expected = [[2.0], [-1.4, -0.2], [0.0], [0.0, 0.0, 0.0, 2.0]]
+    for lam, want in zip(got[:3], expected):
+        assert_allclose(lam, want, atol=atol)
+    if method == "SLSQP":
+        assert got[3] is None  # (SLSQP returns none for the bounds)
+    else:
+        assert_allclose(got[3], expected[3], atol=atol)
+    # Every component is held: x* does not move with p.
+    assert_allclose(dualad.jacfwd(lambda p: _mixed(p, method).x)(p), np.zeros((4, 4)),
+                    atol=1e-8)
+
+
+@pytest.mark.parametrize("method, where", [("SLSQP", "constraint"), ("SLSQP", "bound"),
+                                           ("trust-constr", "constraint"),
+                                           ("trust-constr", "bound")])
+def test_a_weakly_active_constraint_warns(method, where):
+    # x₀ ≤ 2 where the unconstrained optimum is x₀ = 2: active with a zero multiplier.
+    # The optimum moves as p₀ where p₀ falls, and stays where it rises.
+    def weak(p):
+        options = ({"constraints": {"type": "ineq", "fun": lambda x: 2.0 - x[0]}}
+                   if where == "constraint" else {"bounds": [(None, 2.0), (None, None)]})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return so.minimize(lambda x: np.sum((x - p) ** 2), np.zeros(2), method=method,
+                               tol=1e-12, **options).x
+    with pytest.warns(RuntimeWarning, match="tightens or loosens"):
+        J = dualad.jacfwd(weak)(np.array([2.0, 0.5]))
+    sides = [np.eye(2), np.diag([0.0, 1.0])]  # loosening, tightening
+    assert any(np.allclose(J, side, atol=1e-6) for side in sides)

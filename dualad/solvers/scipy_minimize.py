@@ -16,7 +16,11 @@ that did not succeed warns.
   cᵢ(x) = 0, whose Jacobian in (x, λ) is the KKT matrix; the constraints (dicts,
   ``NonlinearConstraint``, ``LinearConstraint``, and the bounds, each a constraint
   on its component) may hold the parameters in their functions, their matrices and
-  their bounds (see :mod:`.scipy_constraints`).
+  their bounds (see :mod:`.scipy_constraints`). The active set is the solver's where
+  it returns multipliers (trust-constr's ``v``, SLSQP's ``multipliers``, not for its
+  bounds): a clearly nonzero multiplier binds; elsewhere a constraint on its bound
+  (within a relative 1e-6) with a least-squares multiplier of the binding sign. A
+  weakly active constraint warns.
 - ``minimize_scalar``: ``x`` and ``fun``; a minimum on a bound (``bounded``,
   which stops within its ``xatol`` of it) follows the bound.
 - ``least_squares`` (SciPy's robust losses and a callable ``loss``, bounds through
@@ -138,9 +142,11 @@ def minimize(fun: Callable, x0: Any, args: Any = (), method: Any = None, jac: An
     x = np.reshape(result.x, (-1,))
     if bounds is not None:
         given.bound(*_bound_arrays(bounds, x.size, pairs=True))
-    # (trust-constr's interior point stops about μ/λ inside a binding inequality)
+    # (trust-constr's interior point stops about μ/λ inside a binding inequality: its
+    # multipliers decide, the slack serves only if SciPy laid them out otherwise)
     slack = 100 * getattr(result, "barrier_parameter", 0.0)
-    constrained = given.active_at(objective, x, "scipy.optimize.minimize", slack)
+    constrained = given.active_at(objective, x, "scipy.optimize.minimize", slack,
+                                  given.solver_multipliers(result, x))
     x = np.reshape(_at_optimum(objective, x, None, None, "scipy.optimize.minimize",
                                constrained), np.shape(result.x))
     result.x = x
