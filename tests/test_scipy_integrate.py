@@ -292,3 +292,111 @@ def test_the_adjoint_by_vector_jacobian_products(monkeypatch):
     monkeypatch.setattr(scipy_integrate, "_FORWARD_UP_TO", 0)
     assert_allclose(dualad.jacrev(ends)(p), expected, rtol=1e-9, atol=1e-12)
     assert_allclose(dualad.jacrev(ends)(p), dualad.jacfwd(ends)(p), rtol=1e-7, atol=1e-9)
+
+
+# Reverse mode reads y from one dense primal solve (solve_ivp's LSODA, what odeint wraps)
+# and solves (λ, μ) back only between times where a cotangent enters.
+
+TIGHT = {"rtol": 1e-10, "atol": 1e-12}
+T3 = np.linspace(0.0, 4.0, 9)
+Y3, P5 = np.array([1.0, 0.5, 0.2]), np.array([0.8, 0.6, 0.3, 0.5, 0.2])
+
+
+def three_states(y, t, p):  # 3 states, 5 parameters, forced in t
+    return np.array([-p[0] * y[0] + p[1] * y[1] * y[2],
+                     p[0] * y[0] - p[1] * y[1] * y[2] - p[2] * y[1] ** 2,
+                     p[2] * y[1] ** 2 - p[3] * y[2] + p[4] * np.sin(t)])
+
+
+def _losses(times):
+    """Losses of odeint's solution: at the final time only, at every time, at some."""
+    some = np.zeros(len(times), dtype=bool)
+    some[[2, 5]] = True
+    weights = np.arange(1.0, 4.0)
+    return {"final": lambda ys: np.sum(ys[-1] ** 2),
+            "every": lambda ys: np.sum(ys ** 2 * weights),
+            "some": lambda ys: np.sum(np.where(some[:, None], ys, 0.0) ** 3)}
+
+
+@pytest.mark.parametrize("loss", ["final", "every", "some"])
+@pytest.mark.parametrize("through", ["args", "y0", "closure"])
+def test_odeint_reverse_mode_along_the_interpolant(loss, through):
+    measure = _losses(T3)[loss]
+
+    def f(x):
+        if through == "args":
+            return measure(integrate.odeint(three_states, Y3, T3, args=(x,), **TIGHT))
+        if through == "y0":
+            return measure(integrate.odeint(three_states, x, T3, args=(P5,), **TIGHT))
+        return measure(integrate.odeint(lambda y, t: three_states(y, t, x), Y3, T3, **TIGHT))
+
+    x = Y3 if through == "y0" else P5
+    got = dualad.grad(f)(x)
+    assert_allclose(got, dualad.jacfwd(f)(x), rtol=1e-7, atol=1e-9)
+    assert_allclose(got, central(f, x), rtol=1e-6, atol=1e-7)
+
+
+def test_odeint_jacrev_decreasing_times_and_repeated_ones():
+    t = np.array([3.0, 2.0, 2.0, 0.5, 0.0])  # odeint takes monotone t, repeats allowed
+
+    def solution(p):
+        return integrate.odeint(three_states, Y3, t, args=(p,), **TIGHT)
+
+    got = dualad.jacrev(solution)(P5)
+    assert_allclose(got, dualad.jacfwd(solution)(P5), rtol=1e-7, atol=1e-9)
+    assert_allclose(got, central(solution, P5), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("problem", ["van der Pol", "Robertson"])
+def test_odeint_reverse_mode_on_stiff_problems(problem):
+    if problem == "van der Pol":  # μ = 10, through args; and y0
+        def rhs(y, t, mu):
+            return np.array([y[1], mu[0] * (1 - y[0] ** 2) * y[1] - y[0]])
+        y0, p, t = np.array([2.0, 0.0]), np.array([10.0]), np.linspace(0.0, 6.0, 13)
+    else:
+        def rhs(y, t, k):
+            return np.array([-k[0] * y[0] + k[2] * y[1] * y[2],
+                             k[0] * y[0] - k[2] * y[1] * y[2] - k[1] * y[1] ** 2,
+                             k[1] * y[1] ** 2])
+        y0, p, t = np.array([1.0, 0.0, 0.0]), np.array([0.04, 3e7, 1e4]), np.geomspace(
+            1e-5, 40.0, 12)
+        t = np.concatenate([[0.0], t])
+    scale = np.abs(p)  # differentiate in relative parameters (Robertson's span 1e-2..1e7)
+
+    def final(q, y):
+        return integrate.odeint(rhs, y, t, args=(q * scale,), **TIGHT)[-1]
+
+    q = np.ones_like(p)
+    for argnums, x in ((0, q), (1, y0)):
+        got = dualad.jacrev(final, argnums=argnums)(q, y0)
+        want = dualad.jacfwd(final, argnums=argnums)(q, y0)
+        assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+        if problem == "Robertson" and argnums == 1:
+            continue  # (y0's differences move y[1] ~ 1e-5 by far too much: jacfwd only)
+        moved = (lambda v: final(v, y0)) if argnums == 0 else (lambda v: final(q, v))
+        h = 1e-6 if problem == "van der Pol" else 1e-3  # (Robertson: odeint's noise / h)
+        assert_allclose(got, central(moved, x, h=h), rtol=1e-5, atol=1e-6)
+
+
+def test_odeint_final_time_loss_makes_one_backward_solve(monkeypatch):
+    from dualad.solvers import scipy_integrate
+    calls = []
+    solve = scipy_integrate._solve
+
+    def counted(*args, func, **kwargs):
+        calls.append(type(func).__name__)
+        return solve(*args, func=func, **kwargs)
+
+    monkeypatch.setattr(scipy_integrate, "_solve", counted)
+    ivp = scipy_integrate.original("scipy.integrate", "solve_ivp")
+    dense = []
+    monkeypatch.setattr(scipy_integrate, "original", lambda module, name: (
+        lambda *a, **k: dense.append(k.get("dense_output")) or ivp(*a, **k)))
+    t = np.linspace(0.0, 4.0, 50)
+    measures = _losses(t)
+    for loss, backward in (("final", 1), ("some", 3), ("every", 49)):
+        calls.clear(), dense.clear()
+        dualad.grad(lambda p: measures[loss](integrate.odeint(three_states, Y3, t, args=(p,),
+                                                               **TIGHT)))(P5)
+        assert calls == ["_Along"] * backward  # (λ, μ) solved back, y read from
+        assert dense.count(True) == 1 and len(dense) == 1 + backward  # one dense primal

@@ -18,12 +18,16 @@ is reached by :func:`moved`.
   transpose is the adjoint method: from t[-1] back to t[0], λ' = −(∂f/∂y)ᵀλ,
   μ' = −(∂f/∂a)ᵀλ, the output cotangent added to λ at each t[i]; Λ·∂f/∂(y, a) comes
   from one replayed batched :func:`dualad.jacfwd` of ``func`` per step (or
-  :func:`dualad.vjp`s where ∂f/∂(y, a) has many columns). For solve_ivp's methods on
-  plain values (first-order reverse mode), y is read from the primal solved once
-  more with dense output, a hundred times more tightly (y's error is what bounds
-  the adjoint's), and (λ, μ) is solved back over intervals that end only
-  where a nonzero cotangent enters; otherwise (odeint, and forward-over-reverse,
-  which runs the forward rule on this solve) y is solved back with them, as
+  :func:`dualad.vjp`s where ∂f/∂(y, a) has many columns). On plain values
+  (first-order reverse mode: grad, jacrev, vjp), y is read from the primal solved
+  once more with dense output, a hundred times more tightly (y's error is what
+  bounds the adjoint's), and (λ, μ) alone is solved back over intervals that end
+  only where a nonzero cotangent enters: one backward solve for a loss at the final
+  time. odeint, which has no dense output, is solved both ways there by
+  solve_ivp's LSODA, the solver it wraps, its options mapped (:func:`_as_lsoda`:
+  rtol, atol, h0, hmax, hmin; mxstep and the orders have no counterpart). Where
+  the values are Duals (forward-over-reverse, which runs the forward rule on this
+  solve; dualad_gpu's traced values) y is solved back with them instead, as
   :data:`odeint_p`, restarted at the primal's value at each t[i].
 
 The augmented solves use the user's rtol/atol/step options (``Dfun`` and the band
@@ -31,7 +35,7 @@ widths serve the primal solve only): derivatives are as accurate as the solver, 
 exact. ``full_output=True`` returns SciPy's info dict of the primal solve alongside.
 Under dualad_gpu (jax.jit) both primitives run SciPy's solver on the host through
 ``jax.pure_callback``: the same numbers, at the cost of a device-host round trip per
-solve (and, reverse mode, one solve per interval of ``t``).
+solve (and, reverse mode, the restarted solve, one per interval of ``t``).
 """
 
 from __future__ import annotations
@@ -331,8 +335,7 @@ def _tangent_transpose(ct, args, linear, rhs, t, options, has_ty0, present, meth
     cts = reshape(ct, shape=(r, nt, n))
     sizes = tuple(int(np.size(primal_value(a[i]))) for i in present)
     adjoint = _Adjoint(rhs, n, r, present, sizes)
-    if method is not None and all(isinstance(x, (np.ndarray, np.generic, float, int))
-                                  for x in (cts, ans, *a)):
+    if all(isinstance(x, (np.ndarray, np.generic, float, int)) for x in (cts, ans, *a)):
         lam, mus = _along_the_interpolant(adjoint, t, options, method, a, ans, cts, sizes)
     else:
         lam, mus = _with_the_state(adjoint, t, options, method, a, ans, cts, sizes)
@@ -384,28 +387,62 @@ class _Along:
         return self.adjoint(np.concatenate([self.dense(t), w]), t, *a)[self.adjoint.n:]
 
 
+#: odeint's tolerances where none are given (SciPy's odeint: rtol = atol = 1.49012e-8).
+_ODEINT_TOL = 1.49012e-8
+
+
+def _as_lsoda(options: tuple) -> tuple:
+    """odeint's options as solve_ivp(method="LSODA")'s, the solver odeint wraps: rtol,
+    atol (odeint's defaults where not given), and h0, hmax, hmin as first_step,
+    max_step, min_step (their 0, "the solver decides", dropped). mxstep, the orders
+    and the messages have no counterpart there (one step a call, no step limit)."""
+    given = dict(options)
+    kept = {"rtol": given.get("rtol", _ODEINT_TOL), "atol": given.get("atol", _ODEINT_TOL)}
+    for name, ivp in (("h0", "first_step"), ("hmax", "max_step"), ("hmin", "min_step")):
+        if given.get(name):
+            kept[ivp] = abs(given[name])
+    return tuple(kept.items())
+
+
+def _within(options: dict, span: float) -> dict:
+    """``options`` for a solve over ``span``: solve_ivp refuses a first step beyond it."""
+    if "first_step" in options and not 0 < options["first_step"] <= abs(span):
+        options = {k: v for k, v in options.items() if k != "first_step"}
+    return options
+
+
 def _along_the_interpolant(adjoint: _Adjoint, t: np.ndarray, options: tuple, method: Any,
                            a: list, ans: np.ndarray, cts: np.ndarray, sizes: tuple
                            ) -> tuple[Any, list]:
     """λ and μ at t[0] for plain values (first-order reverse mode): the primal solved
     once more with dense output (:data:`DENSE_TIGHTER`), then (λ, μ) alone solved
     back with y read from it (no unstable backward solve of y), over intervals that
-    end only where a nonzero cotangent enters."""
+    end only where a nonzero cotangent enters. odeint (``method`` None), which has no
+    dense output, is solved both ways by solve_ivp's LSODA (:func:`_as_lsoda`)."""
     r, n = adjoint.r, adjoint.n
     rhs = adjoint.rhs
+    if method is None:
+        method, options = "LSODA", _as_lsoda(options)
     tight = dict(options)  # (y's error, not λ's, bounds the adjoint's accuracy)
-    tight["rtol"] = max(tight.get("rtol", 1e-3) / DENSE_TIGHTER, 100 * np.finfo(float).eps)
+    tight["rtol"] = np.maximum(np.asarray(tight.get("rtol", 1e-3)) / DENSE_TIGHTER,
+                               100 * np.finfo(float).eps)
     tight["atol"] = np.asarray(tight.get("atol", 1e-6)) / DENSE_TIGHTER
-    dense = original("scipy.integrate", "solve_ivp")(
+    solved = original("scipy.integrate", "solve_ivp")(
         lambda s, y: _vector(rhs(y, s, *a)), (t[0], t[-1]), ans[0], method=method,
-        dense_output=True, **tight).sol
-    along = _Along(adjoint, dense)
+        dense_output=True, **_within(tight, t[-1] - t[0]))
+    if solved.status < 0:
+        warnings.warn(f"scipy.integrate: the primal solve with dense output for the "
+                      f"adjoint failed ({solved.message}): the derivative is not reliable",
+                      RuntimeWarning, stacklevel=2)
+    along = _Along(adjoint, solved.sol)
     stops = [len(t) - 1] + [i for i in range(len(t) - 2, 0, -1) if np.any(cts[:, i])]
     stops += [0] if len(t) > 1 else []
     w = np.concatenate([cts[:, -1].ravel()] + [np.zeros(r * s) for s in sizes])
     for start, stop in zip(stops, stops[1:]):
-        w = _solve(w, *a, func=along, t=np.array([t[start], t[stop]]),
-                   options=_augmented_options(options, w.size), method=method)[-1]
+        if t[stop] != t[start]:  # (odeint allows repeated times)
+            kept = _within(dict(_augmented_options(options, w.size)), t[stop] - t[start])
+            w = _solve(w, *a, func=along, t=np.array([t[start], t[stop]]),
+                       options=tuple(kept.items()), method=method)[-1]
         w[:r * n] += cts[:, stop].ravel()
     at = np.cumsum([r * n, *[r * s for s in sizes]])
     lam, *mus = np.split(w, at[:-1])
