@@ -306,3 +306,93 @@ def test_the_callbacks_writes_land_in_the_users_objects():
 
     assert_allclose(dualad.jacfwd(solution)(P), [[-np.exp(-P[0]), 0.0]], rtol=1e-9)
     assert seen["calls"] >= seen["nfev"] > 0
+
+
+# ---------------------------------------------------------------------------
+# sol (dense_output=True): one sensitivity solve, then interpolation
+# ---------------------------------------------------------------------------
+
+
+def _predator_prey(p, method="RK45", t_span=(0.0, 3.0), counter=None):
+    """Lotka–Volterra with three parameters, its dense solution (``counter``: a list
+    whose first entry counts the right-hand side's calls)."""
+    a, b, c = p[0], p[1], p[2]
+
+    def rhs(t, y):
+        if counter is not None:
+            counter[0] += 1
+        return [a * y[0] - b * y[0] * y[1], 0.3 * y[0] * y[1] - c * y[1]]
+
+    return solve_ivp(rhs, t_span, [1.0, 0.5], method=method, dense_output=True,
+                     **TIGHT).sol
+
+
+Q = np.array([1.1, 0.4, 0.9])
+
+
+def _at_times(sol, t_span=(0.0, 3.0)):
+    """sol at a scalar time, at an array of times (unsorted, one repeated, both ends)
+    and just outside both ends (where SciPy extrapolates)."""
+    lo, hi = min(t_span), max(t_span)
+    inside = lo + (hi - lo) * np.array([0.83, 0.07, 0.43, 1.0, 0.0])
+    return np.concatenate([sol(inside[2]), sol(inside).ravel(),
+                           sol(np.array([lo - 1e-4, hi + 1e-4])).ravel()])
+
+
+TRANSFORMS = {
+    "jacfwd": dualad.jacfwd,
+    "jacrev": dualad.jacrev,
+    "hessian": lambda f: dualad.hessian(lambda p: np.sum(f(p) ** 2)),
+    "jacfwd of grad": lambda f: dualad.jacfwd(dualad.grad(lambda p: np.sum(f(p) ** 2))),
+}
+
+
+@pytest.mark.parametrize("transform", TRANSFORMS)
+def test_sol_solves_once_then_only_interpolates(transform):
+    counts = []
+
+    def three_calls(p):
+        calls = [0]
+        sol = _predator_prey(p, counter=calls)
+        out = []
+        for t in (1.3, np.array([0.5, 2.0, 2.9]), 0.1):
+            out.append(np.ravel(sol(t)))
+            counts.append(calls[0])
+        return np.concatenate(out)
+
+    TRANSFORMS[transform](three_calls)(Q)
+    # The first call solved (the sensitivities, dense): later ones call fun no more.
+    assert counts[0] > 0 and counts[1:] == counts[:1] * 2
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_sol_against_central_differences_every_method(method):
+    span = (0.0, 1.5)  # (RK23 takes small steps at these tolerances)
+    f = lambda p: _at_times(_predator_prey(p, method, span), span)  # noqa: E731
+    assert_derivatives(f, Q, atol=1e-7)
+
+
+def test_sol_backwards_and_its_hessian():
+    span = (3.0, 0.0)
+    f = lambda p: _at_times(_predator_prey(p, t_span=span), span)  # noqa: E731
+    assert_derivatives(f, Q, atol=1e-7)
+    loss = lambda p: np.sum(_at_times(_predator_prey(p)) ** 2)  # noqa: E731
+    h = dualad.hessian(loss)(Q)
+    assert_allclose(h, central(dualad.grad(loss), Q), rtol=1e-5, atol=1e-6)
+    assert_allclose(dualad.jacfwd(dualad.grad(loss))(Q), h, atol=1e-8)
+
+
+def test_sol_at_a_moving_time():
+    def at(q):  # the parameters, then two times
+        sol = _predator_prey(q[:3])
+        return np.concatenate([sol(q[3]), sol(q[3:]).ravel(), sol(np.array([q[4], 1.0]))[0]])
+
+    q = np.concatenate([Q, [0.7, 2.2]])
+    assert_derivatives(at, q, atol=1e-7)
+    # d sol(t)/dt is the right-hand side there
+    y = _predator_prey(Q)(0.7)
+    want = [Q[0] * y[0] - Q[1] * y[0] * y[1], 0.3 * y[0] * y[1] - Q[2] * y[1]]
+    assert_allclose(dualad.jacfwd(at)(q)[:2, 3], want, rtol=1e-8)
+    first = lambda q: _predator_prey(q[:3])(q[3])[0]  # noqa: E731
+    assert_allclose(dualad.hessian(first)(q[:4]), central(dualad.grad(first), q[:4]),
+                    rtol=1e-5, atol=1e-6)

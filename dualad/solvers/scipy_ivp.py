@@ -24,10 +24,14 @@ method's object, a ``functools.partial``: see :mod:`dualad.rules.closures`).
    An event time τ solves g(τ, y(τ)) = 0; chord Newton steps on g, each one order
    more exact, give dτ/dp = −(∂g/∂y·∂y/∂p + ∂g/∂p)/(dg/dt).
 
-``sol`` (``dense_output=True``) evaluates to Duals: each call solves the sensitivity
-system again up to the times it is asked for (its primal values are SciPy's
-interpolant's). SciPy's solver needs NumPy values: under dualad_gpu a function that
-calls solve_ivp is differentiated by dualad's NumPy transforms on the host (see
+``sol`` (``dense_output=True``) evaluates to Duals (:class:`DenseSolution`), its
+primal values SciPy's interpolant's. The first call that needs a derivative solves
+the sensitivity system once over the whole solve, with dense output (in the seed
+directions in forward mode, for every input at once in reverse mode); later calls
+only interpolate it, as SciPy's ``sol`` does.
+
+SciPy's solver needs NumPy values: under dualad_gpu a function that calls solve_ivp
+is differentiated by dualad's NumPy transforms on the host (see
 :class:`dualad.primitive.NeedsHost`).
 """
 
@@ -36,16 +40,21 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import warnings
+
 import numpy as np
 
 from ..pytrees import tree_leaves
 from ..dual import primal_value
 from ..fillable import resolved_tree
 from ..operands import as_operand
-from ..primitive import Boxed, NeedsHost, backend_of
+from ..primitive import Boxed, NeedsHost, Primitive, backend_of
 from ..rules.closures import lifted
+from ..rules.linalg import einsum
 from ..rules.scipy_functions import original, scipy_rule, with_primal
-from .scipy_integrate import _vector, moved, odeint_p
+from ..rules.shape import concatenate, reshape, transpose
+from .scipy_integrate import (_IMPLICIT, _Sensitivity, _augmented_options, _jacobian_of,
+                              _vector, moved, odeint_p, refusing_duals)
 from .scipy_optimize import _holds_box, _order, _primal_tree, _Watched
 
 _MODULE = "scipy.integrate"
@@ -197,7 +206,7 @@ def _differentiate(result: Any, trajectory: _Trajectory, events: list, args: tup
             _spliced(t, {i: np.reshape(time, (1,)) for i, (time, _) in ends.items()}), t)
     result.y = with_primal(np.transpose(y), result.y)
     if result.sol is not None:
-        result.sol = DenseSolution(result.sol, trajectory, forward)
+        result.sol = DenseSolution(result.sol, trajectory)
 
 
 def _spliced(rows: Any, replacing: dict[int, Any]) -> Any:
@@ -235,26 +244,130 @@ def _events(result: Any, trajectory: _Trajectory, events: list, args: tuple, row
 class DenseSolution:
     """``solve_ivp``'s ``sol`` (``dense_output=True``) evaluating to Duals.
 
-    ``sol(t)`` solves the sensitivity system from t₀ up to the times asked for (an
-    array of times in one solve); its primal values are SciPy's interpolant's. Every
-    other attribute is SciPy's ``OdeSolution``'s.
+    The first call that needs a derivative solves the sensitivity system once over
+    the whole solve, with dense output (:class:`_DenseSolves`); every later call only
+    interpolates, as SciPy's own ``sol`` does. Forward mode solves it in the seed
+    directions; reverse mode (and forward-over-reverse) for every input at once,
+    the tangent then S(t)·(ẏ₀, ṗ) and its transpose S(t)ᵀ·λ; a hyper-dual or
+    nested transform differentiates those solves again, each made once too. Times
+    outside the solve are extrapolated, as SciPy's are; a moving time ``t`` carries
+    the state there (:meth:`_Trajectory.moved`). Its primal values are SciPy's
+    interpolant's; every other attribute is SciPy's ``OdeSolution``'s.
     """
 
-    def __init__(self, plain: Any, trajectory: _Trajectory, forward: bool) -> None:
-        self._plain, self._trajectory, self._forward = plain, trajectory, forward
+    def __init__(self, plain: Any, trajectory: _Trajectory) -> None:
+        self._plain, self._trajectory = plain, trajectory
+        self._solves = _DenseSolves(plain, trajectory)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._plain, name)
 
     def __call__(self, t: Any) -> Any:
         times = np.asarray(primal_value(t), dtype=float)
-        grid = _sorted_times(np.ravel(times), self._forward)
-        rows = self._trajectory.at(grid)
-        row_of = {s: i for i, s in enumerate(grid)}
-        y = rows[np.array([row_of[float(s)] for s in np.ravel(times)], dtype=int)]
+        plain = self._plain(times)  # (SciPy's errors first)
+        flat = np.ravel(times)
+        trajectory = self._trajectory
+        y = dense_p(trajectory.y0, *trajectory.leaves, func=trajectory.rhs, times=flat,
+                    solves=self._solves)
         if isinstance(t, Boxed):
-            flat = np.reshape(t, (-1,))
-            y = np.stack([self._trajectory.moved(y[i], float(s), flat[i] - s)
-                          for i, s in enumerate(np.ravel(times))])
+            moving = np.reshape(t, (-1,))
+            y = np.stack([trajectory.moved(y[i], float(s), moving[i] - s)
+                          for i, s in enumerate(flat)])
         y = np.transpose(y) if times.ndim else np.reshape(y, (-1,))
-        return with_primal(y, self._plain(times))
+        return with_primal(y, plain)
+
+
+# ---------------------------------------------------------------------------
+# The dense solves behind ``sol``: y, and its sensitivities, interpolated
+# ---------------------------------------------------------------------------
+
+
+class _DenseSolves:
+    """The dense solutions one ``sol`` has asked for, each solved once over the
+    primal's span: SciPy's own for y, and one per sensitivity system (the right-hand
+    side, its initial value and its arguments: found again by their values)."""
+
+    def __init__(self, plain: Any, trajectory: _Trajectory) -> None:
+        self.span = (float(plain.ts[0]), float(plain.ts[-1]))
+        self.method, self.options = trajectory.method, trajectory.options
+        values = [primal_value(v) for v in (trajectory.y0, *trajectory.leaves)]
+        self.solved: list[tuple[Callable, list, Any]] = [(trajectory.rhs, values, plain)]
+
+    def solution(self, func: Callable, y0: np.ndarray, args: tuple) -> Any:
+        """The dense solution of z' = func(z, t, *args), z(t₀) = y0."""
+        values = [y0, *args]
+        for known, known_values, solution in self.solved:
+            if _same_system(known, func) and len(known_values) == len(values) and all(
+                    np.shape(a) == np.shape(b) and np.array_equal(a, b)
+                    for a, b in zip(known_values, values)):
+                return solution
+        options = dict(_augmented_options(self.options, int(np.size(y0))))
+        if self.method in _IMPLICIT and isinstance(func, _Sensitivity):
+            options["jac"] = _jacobian_of(func, args)
+        checked = refusing_duals(func, "scipy.integrate.solve_ivp: fun")
+        solved = original(_MODULE, "solve_ivp")(
+            lambda s, z: checked(z, s, *args), self.span, y0, method=self.method,
+            dense_output=True, **options)
+        if solved.status < 0:
+            warnings.warn("scipy.integrate.solve_ivp: a solve for the derivative of sol "
+                          f"failed ({solved.message}): the derivative is not reliable",
+                          RuntimeWarning, stacklevel=2)
+        self.solved.append((func, [np.array(v, copy=True) for v in values], solved.sol))
+        return solved.sol
+
+
+def _same_system(a: Callable, b: Callable) -> bool:
+    """Whether two right-hand sides are the same system (a sensitivity system is made
+    again at each call: the same when its base system and seed counts are)."""
+    if a is b:
+        return True
+    return (type(a) is type(b) is _Sensitivity
+            and (a.n, a.k, a.m, a.present) == (b.n, b.k, b.m, b.present)
+            and _same_system(a.rhs, b.rhs))
+
+
+def _dense_kernel(y0: np.ndarray, *args: Any, func: Callable, times: np.ndarray,
+                  solves: _DenseSolves) -> np.ndarray:
+    return np.transpose(solves.solution(func, y0, args)(times))
+
+
+def _sensitivities(func: Callable, times: np.ndarray, solves: _DenseSolves, y0: Any,
+                   a: list, ty0: Any, ta: list) -> Any:
+    """The tangent (K, T, n) of y at ``times`` in the K directions (ty0, ta), from the
+    dense solution of the sensitivity system z = (y, S) (:class:`_Sensitivity`)."""
+    n = int(np.shape(y0)[0])
+    k = next(int(np.shape(x)[0]) for x in (ty0, *ta) if x is not None)
+    present = tuple(i for i, x in enumerate(ta) if x is not None)
+    if ty0 is None:
+        ty0 = np.zeros((k, n))
+    z0 = concatenate(y0, reshape(ty0, shape=(k * n,)), axis=0)
+    z = dense_p(z0, *a, *[ta[i] for i in present], times=times, solves=solves,
+                func=_Sensitivity(func, n, k, len(a), present))
+    return transpose(reshape(z[:, n:], shape=(times.size, k, n)), axes=(1, 0, 2))
+
+
+def _dense_jvp(primals, tangents, ans, func, times, solves):
+    y0, *a = primals
+    ty0, *ta = tangents
+    if not any(getattr(x, "records_linear", False) for x in tangents):
+        return _sensitivities(func, times, solves, y0, list(a), ty0, list(ta))
+    # Reverse mode: S(t) for every input (one solve, the seeds a unit matrix), so
+    # that the tangent S(t)·(ẏ₀, ṗ) and its transpose are products with it.
+    linear = [(x, int(np.size(primal_value(p)))) for x, p in zip(tangents, primals)
+              if x is not None]
+    columns = sum(size for _, size in linear)
+    unit, seeds, start = np.eye(columns), [], 0
+    for x, p in zip(tangents, primals):
+        size = int(np.size(primal_value(p)))
+        seeds.append(None if x is None else
+                     np.reshape(unit[:, start:start + size], (columns, *np.shape(p))))
+        start += 0 if x is None else size
+    s = _sensitivities(func, times, solves, y0, list(a), seeds[0], seeds[1:])
+    k = int(linear[0][0].shape[0])
+    v = concatenate(*[reshape(x, shape=(k, size)) for x, size in linear], axis=1)
+    return einsum(v, s, subscripts="kc,ctn->ktn")
+
+
+#: y at ``times`` (a row each) from the dense solution of y' = func(y, t, *args),
+#: y(t₀) = y0, solved once per ``sol`` (``solves``) and interpolated at each call.
+dense_p = Primitive("solve_ivp_dense", _dense_kernel, jvp=_dense_jvp)
