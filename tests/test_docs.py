@@ -87,6 +87,20 @@ def test_prose_figures_of_the_scipy_page_are_the_executed_ones(html):
     assert prose.group(1) == row.group(2)
 
 
+def test_the_performance_page_names_each_snapshots_commit_and_date(html):
+    # Every figure of docs/performance.md comes from a snapshot in docs/data/, and the page
+    # prints the commit (short hash) and the commit's date of each snapshot it reads.
+    import json
+
+    text = re.sub(r"<[^>]+>", "", (html / "performance.html").read_text(encoding="utf-8"))
+    for name in ("benchmarks.json", "bench.json", "bench-interpreter.json",
+                 "bench-scipy.json", "bench-solvers.json"):
+        snap = json.loads((DOCS / "data" / name).read_text(encoding="utf-8"))
+        assert f"commit {snap['commit'][:7]} of {snap['commit_date'][:10]}" in text, name
+    # goals are met or missed by the snapshot's figures, computed while the page is built
+    assert "(met)" in text or "(missed)" in text
+
+
 def test_code_that_readers_copy_has_no_glue(html):
     # glue(…) puts a value computed on the page into its text; those calls sit in cells
     # tagged remove-cell, not in the examples a reader copies (shown or behind a toggle).

@@ -2,9 +2,50 @@
 the three benchmark classes of a problem (:func:`benchmark_classes`)."""
 
 import functools
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from dualad import bench
+
+
+def _asv_quick() -> bool:
+    """Whether this process discovers or runs benchmarks for ``asv run --quick``.
+
+    ``DUALAD_ASV_QUICK=1`` (or ``0``) says so. Without it, on Linux, the command line of
+    the asv process that started this one (a parent or grandparent: asv passes no sign of
+    ``--quick`` to the processes that discover and run the benchmarks) is read.
+    """
+    flag = os.environ.get("DUALAD_ASV_QUICK")
+    if flag is not None:
+        return flag.strip().lower() not in ("", "0", "no", "false", "off")
+    pid = os.getppid()
+    for _ in range(4):
+        try:
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        if any(Path(a.decode(errors="replace")).name == "asv" for a in args[:3]):
+            return b"--quick" in args or b"-q" in args
+        pid = int(stat.rsplit(")", 1)[1].split()[1])   # the parent's parent
+    return False
+
+
+#: A smoke run (``asv run --quick``, see :func:`_asv_quick`): each benchmark once, and the
+#: sweeps without their largest sizes (:func:`sweep_sizes`).
+QUICK = _asv_quick()
+
+
+#: How many sizes of each sweep a quick run keeps, the smallest.
+QUICK_SIZES = 2
+
+
+def sweep_sizes(values: Sequence) -> list:
+    """A sweep's sizes (smallest first): all of them, or in a quick run the
+    :data:`QUICK_SIZES` smallest. asv fixes ``params`` when it discovers the benchmarks,
+    in a process that reads :data:`QUICK` as the processes that run them do."""
+    return list(values)[:QUICK_SIZES] if QUICK else list(values)
 
 
 @functools.cache
@@ -22,6 +63,10 @@ def thunk(problem: str, impl: str) -> bench.Thunk:
     return bench.PROBLEMS[problem].make(impl)
 
 
+#: The parameter of a Peers class left without peers by a quick run (asv needs one).
+_NO_PEER = "none (quick run)"
+
+
 class _Implementation:
     """One implementation of a problem: the last parameter names it, after the
     problem's size ``n`` in a size sweep. (The leading underscore keeps asv from
@@ -31,6 +76,8 @@ class _Implementation:
 
     def setup(self, *params):
         *size, impl = params
+        if impl == _NO_PEER:
+            raise NotImplementedError("no peer in a quick run")  # (asv skips it)
         self.problem = self.problems[tuple(size)]
         self.call = thunk(self.problem, impl)
 
@@ -82,9 +129,11 @@ def benchmark_classes(module: str, name: str, problems: str | Mapping[int, str],
                       timeout: float = 120.0, ratio_repeat: int = 5,
                       ratio_min_time: float = 0.05,
                       peers_repeat: tuple[int, int, float] | int = 0,
-                      versus: bool = False) -> tuple[type, ...]:
+                      versus: bool = False,
+                      quick_peers: Sequence[str] | None = None) -> tuple[type, ...]:
     """The three asv classes of one problem of :data:`dualad.bench.PROBLEMS`, or of
-    a size sweep given as ``{n: problem name}`` (``n`` becomes the first parameter):
+    a size sweep given as ``{n: problem name}``, smallest first (``n`` becomes the first
+    parameter; a quick run keeps the smallest sizes, :func:`sweep_sizes`):
 
     - ``name.time_call``: absolute times of the NumPy primal and of dualad's
       implementation(s), parameter ``impl``;
@@ -103,11 +152,14 @@ def benchmark_classes(module: str, name: str, problems: str | Mapping[int, str],
     module-level names: asv finds benchmark classes among a module's attributes
     and names them after the module and the class's ``__name__``. ``timeout``
     applies to all the classes, as do ``rounds`` = :data:`ROUNDS`;
-    ``peers_repeat`` is the peers' asv ``repeat`` (0: asv's default).
+    ``peers_repeat`` is the peers' asv ``repeat`` (0: asv's default); a quick run keeps
+    only the peers named in ``quick_peers`` (all of them if None).
     """
-    names = {(): problems} if isinstance(problems, str) else {(n,): p for n, p in problems.items()}
+    names = ({(): problems} if isinstance(problems, str)
+             else {(n,): problems[n] for n in sweep_sizes(problems)})
     sizes = [key[0] for key in names if key]
     first = bench.PROBLEMS[next(iter(names.values()))]
+    peers = [p for p in first.peers if not QUICK or quick_peers is None or p in quick_peers]
 
     def parametrised(impls, param):
         """asv ``params`` and ``param_names``: the sizes, if any, then ``impls``."""
@@ -121,14 +173,14 @@ def benchmark_classes(module: str, name: str, problems: str | Mapping[int, str],
     class Peers(_Times):
         """Absolute times of one call of the same transform by peer libraries."""
 
-        params, param_names = parametrised(first.peers, "peer")
+        params, param_names = parametrised(peers or [_NO_PEER], "peer")
         repeat = peers_repeat
 
     class Ratio(_Ratio):
         """Time over the NumPy primal's, both timed in this process (the dashboard's
         ratios, which survive a change of machine far better than absolute times)."""
 
-        params, param_names = parametrised([*first.own, *first.peers], "impl")
+        params, param_names = parametrised([*first.own, *peers], "impl")
         measure_repeat, measure_min_time = ratio_repeat, ratio_min_time
 
     class Versus(_Versus):

@@ -11,20 +11,24 @@ and a Dask ``LocalCluster`` (``dask``):
   target ≤ 1.05 of the serial time).
 
 The ``*Ratio`` classes track the time over the serial time. Problems and checks are
-defined once in :mod:`dualad.bench.parallel`; the executors are made once per process.
+defined once in :mod:`dualad.bench.parallel`; the executors are made once per process. A
+quick run (``asv run --quick``) keeps the threads only: a process pool and a Dask cluster
+take seconds to start in every benchmark's process.
 """
 
 from .common import benchmark_classes
 
 ParallelJacfwd, ParallelJacfwdPeers, ParallelJacfwdRatio = benchmark_classes(
     __name__, "ParallelJacfwd", "parallel_jacfwd", timeout=300.0, ratio_repeat=3,
-    peers_repeat=(1, 3, 10.0))
+    peers_repeat=(1, 3, 10.0), quick_peers=())
 
 ParallelSparse, ParallelSparsePeers, ParallelSparseRatio = benchmark_classes(
-    __name__, "ParallelSparse", "parallel_sparse", timeout=300.0)
+    __name__, "ParallelSparse", "parallel_sparse", timeout=300.0,
+    quick_peers=())
 
 ParallelEnsemble, ParallelEnsemblePeers, ParallelEnsembleRatio = benchmark_classes(
-    __name__, "ParallelEnsemble", "parallel_ensemble", timeout=300.0)
+    __name__, "ParallelEnsemble", "parallel_ensemble", timeout=300.0,
+    quick_peers=())
 
 ParallelOverhead, ParallelOverheadPeers, ParallelOverheadRatio = benchmark_classes(
-    __name__, "ParallelOverhead", "parallel_overhead")
+    __name__, "ParallelOverhead", "parallel_overhead", quick_peers=())

@@ -37,8 +37,10 @@ Brusselator and its stiff solve, Rosenbrock, a Laplacian energy),
 of a ``solve_ivp`` solution by forward sensitivities, the adjoint and finite
 differences; the implicit derivative of a ``root``, dense and sparse),
 :mod:`~dualad.bench.registry` (:data:`PROBLEMS`,
-:data:`GROUPS`), :mod:`~dualad.bench.report` (:func:`run` and the tables) and
-:mod:`~dualad.bench.cli` (:func:`main`). Every public name is importable from
+:data:`GROUPS`), :mod:`~dualad.bench.report` (:func:`run` and the tables),
+:mod:`~dualad.bench.cli` (:func:`main`) and :mod:`~dualad.bench.snapshot` (what
+``--json PATH`` writes: medians over ``--runs`` runs, with the commit, date and machine,
+for the docs' performance page). Every public name is importable from
 ``dualad.bench`` itself.
 
 Only dualad's public API (``dualad.jvp``, ``dualad.jacfwd``, ``dualad.jacrev``,

@@ -10,6 +10,7 @@ import numpy as np
 
 import dualad
 
+from . import snapshot
 from .registry import GROUP_NOTES, GROUPS, ON_REQUEST, PEER_NAMES, PROBLEMS, SIZE_LABELS
 from .report import format_group_table, format_table, format_times, run
 
@@ -53,6 +54,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--slow", type=float, default=1.0,
                         help="time once, not in loops, what takes this many seconds per "
                              "call (default 1)")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="measure every problem this many times (one after the other) "
+                             "and print the median times (default 1)")
+    parser.add_argument("--json", metavar="PATH",
+                        help="also write the results to PATH as JSON: the commit, date, "
+                             "machine and libraries, and per problem the median ratios and "
+                             "times and every run's ratios (the snapshot docs/performance.md "
+                             "reads, docs/data/bench*.json)")
     args = parser.parse_args(argv)
 
     if args.peers == "all":
@@ -75,11 +84,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         for problem in problems:
             profile(problem, args.profile)
         return 0
-    results = run(problems, peers=peers, repeat=args.repeat, min_time=args.min_time,
-                  slow=args.slow)
+    started = snapshot.now()
+    runs = [run(problems, peers=peers, repeat=args.repeat, min_time=args.min_time,
+                slow=args.slow) for _ in range(max(1, args.runs))]
+    results = snapshot.medians(runs)
+    if args.json:
+        snapshot.write(args.json, {
+            **snapshot.metadata(parser.prog, argv), "run_started": started,
+            "run_finished": snapshot.now(), "runs": len(runs), "repeat": args.repeat,
+            "min_time": args.min_time,
+            "peers": "all" if peers is None else peers,
+            "problems": snapshot.problem_results(runs)})
     print(f"dualad {dualad.__version__}, numpy {np.__version__}, Python "
           f"{sys.version.split()[0]}; best of {args.repeat} loops of >= {args.min_time:g} s "
-          f"(one call when a call takes >= {args.slow:g} s)")
+          f"(one call when a call takes >= {args.slow:g} s)"
+          + (f"; median times of {len(runs)} runs" if len(runs) > 1 else ""))
     single = [r for r in results if r.problem.group is None]
     if single:
         print()

@@ -165,17 +165,17 @@ def _replays(how: str) -> bool:
     return how != "dualad, replay=False"
 
 
-def main(runs: int = 3) -> None:
-    """Print the table: median time to solution of each way, and the largest
-    difference of its solution from dualad's."""
-    try:
-        import jax
-        jax.config.update("jax_enable_x64", True)
-        ways = WAYS
-    except ImportError:
-        ways = WAYS[:3]
-    print("| problem | " + " | ".join(ways) + " | solutions differ by |")
-    print("|---|" + "---:|" * len(ways) + "---:|")
+def measure(runs: int = 3, ways: tuple[str, ...] | None = None) -> dict[str, dict]:
+    """Per problem: every way's median time to solution over ``runs`` runs, each run's
+    times, and the largest relative difference of a way's solution from dualad's."""
+    if ways is None:
+        try:
+            import jax
+            jax.config.update("jax_enable_x64", True)
+            ways = WAYS
+        except ImportError:
+            ways = WAYS[:3]
+    out = {}
     for title, solve in PROBLEMS.items():
         times, solutions = {}, {}
         for how in ways:
@@ -184,12 +184,44 @@ def main(runs: int = 3) -> None:
                 start = time.perf_counter()
                 solutions[how] = solve(how)
                 measured.append(time.perf_counter() - start)
-            times[how] = statistics.median(measured)
+            times[how] = measured
         spread = max(float(np.max(np.abs(solutions[how] - solutions["dualad"])
                                   / np.maximum(1e-300, np.abs(solutions["dualad"]))))
                      for how in ways)
-        cells = [f"{times[how] * 1e3:.1f} ms" for how in ways]
-        print(f"| {title} | " + " | ".join(cells) + f" | {spread:.1e} (relative) |")
+        out[title] = {"seconds": {how: float(f"{statistics.median(t):.4g}")
+                                  for how, t in times.items()},
+                      "seconds_runs": {how: [float(f"{x:.4g}") for x in t]
+                                       for how, t in times.items()},
+                      "solutions_differ_by": float(f"{spread:.3g}")}
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the table: median time to solution of each way, and the largest
+    difference of its solution from dualad's; with ``--json PATH``, also write it
+    (with the commit, date, machine and libraries) for the docs' performance page."""
+    import argparse
+
+    from . import snapshot
+
+    parser = argparse.ArgumentParser(prog="python -m dualad.bench.solvers",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs of each (default 3)")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    started = snapshot.now()
+    results = measure(args.runs)
+    ways = list(next(iter(results.values()))["seconds"])
+    print("| problem | " + " | ".join(ways) + " | solutions differ by |")
+    print("|---|" + "---:|" * len(ways) + "---:|")
+    for title, r in results.items():
+        cells = [f"{r['seconds'][how] * 1e3:.1f} ms" for how in ways]
+        print(f"| {title} | " + " | ".join(cells)
+              + f" | {r['solutions_differ_by']:.1e} (relative) |")
+    if args.json:
+        snapshot.write(args.json, {**snapshot.metadata(parser.prog, argv), "run_started": started,
+                                   "run_finished": snapshot.now(), "runs": args.runs,
+                                   "ways": ways, "problems": results})
 
 
 if __name__ == "__main__":
