@@ -593,6 +593,7 @@ if sc is not None:
     from dualad import ops
 
     _SOFT = (((5,),), ((3, 4),), ((2, 3, 4),))
+    _jsp = LazyModule("jax.scipy.special")
     SPECIAL += [
         Spec("scipy.special.erf", sc.erf, UNARY),
         Spec("scipy.special.erfc", sc.erfc, UNARY),
@@ -607,10 +608,15 @@ if sc is not None:
         Spec("scipy.special.xlogy", sc.xlogy, BINARY, (0.1, 4.0)),
         Spec("scipy.special.xlog1py", sc.xlog1py, BINARY, ((-2.0, 2.0), (-0.5, 3.0))),
         Spec("scipy.special.gammaln", sc.gammaln, UNARY, (0.5, 4.0)),
+        # between the poles (its ψ by reflection): JAX's gammaln is log|Γ| too
+        Spec("scipy.special.gammaln", sc.gammaln, UNARY, (-2.95, -2.05), variant="x < 0",
+             jax=lambda x: _jsp.gammaln(x)),
         Spec("scipy.special.digamma", sc.digamma, UNARY, (0.5, 4.0)),
         Spec("scipy.special.polygamma", lambda x: (ops.polygamma(1, x), ops.polygamma(2, x)),
              UNARY, (0.5, 4.0)),
         Spec("scipy.special.gamma", sc.gamma, UNARY, (0.5, 4.0)),
+        Spec("scipy.special.gamma", sc.gamma, UNARY, (-2.95, -2.05), variant="x < 0",
+             jax=lambda x: _jsp.gammasgn(x) * jnp.exp(_jsp.gammaln(x))),
         Spec("scipy.special.beta", sc.beta, BINARY, (0.5, 4.0)),
         Spec("scipy.special.betaln", sc.betaln, BINARY, (0.5, 4.0)),
         Spec("scipy.special.i0", sc.i0, UNARY, (-3.0, 3.0)),

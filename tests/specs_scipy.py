@@ -128,6 +128,9 @@ if sc is not None:
              UNARY, (0.2, 4.0)),
         Spec("scipy.special.ive", lambda x: (sc.ive(1.5, x), sc.ive(2.0, x)), UNARY,
              (0.2, 4.0)),
+        # through |x| = 50, where the partial turns to its asymptotic series
+        Spec("scipy.special.ive", lambda x: (sc.ive(1.5, x), sc.ive(2.0, x)), UNARY,
+             (35.0, 90.0), variant="large x"),
         Spec("scipy.special.jv", lambda x: (sc.jv(1.5, x), sc.jv(3.0, x)), UNARY, (0.2, 6.0)),
         Spec("scipy.special.kv", lambda x: (sc.kv(1.5, x), sc.kv(0.0, x)), UNARY, (0.2, 4.0)),
         # -- scipy.stats ---------------------------------------------------------

@@ -62,6 +62,10 @@ if sc is not None:
         Spec("scipy.special.wofz", lambda x: (np.real(sc.wofz(x)), np.imag(sc.wofz(x))),
              UNARY, (-4.0, 4.0),
              jax=lambda x: (jnp.real(jsp.wofz(x + 0j)), jnp.imag(jsp.wofz(x + 0j)))),
+        # through |x| = 20, where the partial turns to its asymptotic series
+        Spec("scipy.special.wofz", lambda x: (np.real(sc.wofz(x)), np.imag(sc.wofz(x))),
+             UNARY, (12.0, 40.0), variant="large x",
+             jax=lambda x: (jnp.real(jsp.wofz(x + 0j)), jnp.imag(jsp.wofz(x + 0j)))),
         Spec("scipy.special.fresnel", sc.fresnel, UNARY, (-3.0, 3.0), jax=jsp.fresnel),
         Spec("scipy.special.sici", sc.sici, UNARY, (0.2, 6.0), jax=jsp.sici),
         # -- entropies --------------------------------------------------------------
@@ -108,6 +112,8 @@ if sc is not None:
         Spec("scipy.special.zeta", sc.zeta, UNARY, (1.3, 6.0), variant="Riemann",
              jax=lambda x: jsp.zeta(x, 1.0)),
         Spec("scipy.special.zeta", sc.zeta, UNARY, (-3.0, 0.8), variant="Riemann, x < 1"),
+        # through x = -1/2, where ζ' turns from Euler-Maclaurin to the reflection
+        Spec("scipy.special.zeta", sc.zeta, UNARY, (-0.7, -0.3), variant="Riemann, x ≈ -1/2"),
     ]
 
 if sc is not None:

@@ -318,11 +318,10 @@ def _sech_squared(ans, x):
 tanh = elementwise(np.tanh, _sech_squared)
 arcsinh = elementwise(np.arcsinh, lambda ans, x: Over(sqrt(1.0 + x * x))
                       if np.iscomplexobj(primal_value(x)) else Over(hypot(x, 1.0)))
-# Over ℂ, 1/(√(z-1)·√(z+1)), the derivative of NumPy's branch: 1/√(z²-1) (JAX's) has the
-# wrong sign in the left half-plane.
-arccosh = elementwise(np.arccosh, lambda ans, x: 1.0 / (sqrt(x - 1.0) * sqrt(x + 1.0))
-                      if np.iscomplexobj(primal_value(x))
-                      else 1.0 / sqrt((x - 1.0) * (x + 1.0)), nonfinite=True)
+# 1/(√(z-1)·√(z+1)), over ℂ the derivative of NumPy's branch: 1/√(z²-1) (JAX's) has the
+# wrong sign in the left half-plane, and over ℝ (x - 1)(x + 1) overflows from 1.3e154 on.
+arccosh = elementwise(np.arccosh, lambda ans, x: 1.0 / (sqrt(x - 1.0) * sqrt(x + 1.0)),
+                      nonfinite=True)
 arctanh = elementwise(np.arctanh, lambda ans, x: Over(_one_minus_square(x)), nonfinite=True)
 deg2rad = elementwise(np.deg2rad, lambda ans, x: math.pi / 180.0)
 rad2deg = elementwise(np.rad2deg, lambda ans, x: 180.0 / math.pi)

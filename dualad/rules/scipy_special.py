@@ -28,7 +28,8 @@ import numpy as np
 from ..dual import as_operand, primal_value
 from ..primitive import Primitive, register_function
 from .elementwise import (absolute, broadcast_shape_rule, cos, elementwise, equal, exp,
-                          greater, log, log1p, nondifferentiable, sin, sqrt, where)
+                          greater, log, log1p, nondifferentiable, remainder, rint, sin, sqrt,
+                          where)
 from .scipy_functions import scipy_rule
 from .special import _SQRT_2PI, _TWO_OVER_SQRT_PI, _host_kernel, _no_partial, sc, sinc
 
@@ -89,6 +90,24 @@ def _ie_derivative(nu: int, x):
     return sqrt(u / (2.0 * _PI)) * (u * _horner(_IE_DERIVATIVE[nu], u))
 
 
+def _ive_far(v, x):
+    """d/dx of ive(v, x) = e^(-|x|)·I_v(x) for |x| > max(50, 4v²), where its recurrence
+    ½(ive(v-1) + ive(v+1)) - ive(v) cancels (~x² ulps in the second derivative): the
+    asymptotic series, 20 terms (the ratio of terms is below ¼ there); nan elsewhere
+    unused. I_v(-a) = cos(πv)·I_v(a) for integer v (nan otherwise, as SciPy's)."""
+    vv = primal_value(v)
+    nearest = where(greater(4.0 * (vv * vv), _BESSEL_FAR), 4.0 * (vv * vv), _BESSEL_FAR)
+    far = greater(absolute(x), nearest)
+    u = 1.0 / where(far, absolute(x), 2.0 * nearest)
+    c, series, power = 1.0, -0.5, 1.0
+    for k in range(1, 20):
+        c = c * (((2 * k - 1) ** 2 - 4.0 * (vv * vv)) / (8.0 * k))
+        power = power * u
+        series = series - (k + 0.5) * c * power
+    turn = where(greater(0.0, x), -cos(_PI * vv), 1.0)
+    return far, turn * (sqrt(u / (2.0 * _PI)) * (u * series))
+
+
 def _dawsn_partial(ans, x):
     # 1 - 2x·F(x); for |x| > 20, where it cancels, -v·Σₙ (2n-1)!!·vⁿ, v = 1/(2x²)
     # (F(x) ~ Σₙ (2n-1)!!·vⁿ/(2x)).
@@ -96,6 +115,20 @@ def _dawsn_partial(ans, x):
     u = 1.0 / where(far, x, _ERFCX_FAR)
     v = 0.5 * (u * u)
     return where(far, -(v * _horner(_DAWSN_DERIVATIVE, v)), 1.0 - 2.0 * x * ans)
+
+
+def _wofz_partial(ans, z):
+    # -2z·w + 2i/√π, which cancels for large z; for |Re z| > 20 within |Im z| < |Re z|/2
+    # (where e^(-z²) is below e^-300) w = e^(-z²) + (2i/√π)·D(z), D Dawson's integral
+    # continued, and D' by its asymptotic series (dawsn's).
+    zv = primal_value(z)
+    far = greater(absolute(zv.real), _ERFCX_FAR) & greater(absolute(zv.real),
+                                                          2.0 * absolute(zv.imag))
+    zf = where(far, z, _ERFCX_FAR)
+    v = 0.5 / (zf * zf)
+    series = -(v * _horner(_DAWSN_DERIVATIVE, v))
+    return where(far, -2.0 * zf * exp(-(zf * zf)) + _TWO_I_OVER_SQRT_PI * series,
+                 -2.0 * z * ans + _TWO_I_OVER_SQRT_PI)
 
 
 def _erfcx_partial(ans, x):
@@ -115,6 +148,40 @@ def _log_ndtr_partial(ans, x):
     u = 1.0 / xf
     xn, an = where(far, 0.0, x), where(far, 0.0, ans)
     return where(far, -xf / _horner(_MILLS, u * u), exp(-0.5 * (xn * xn) - an) / _SQRT_2PI)
+
+
+def _psi(x):
+    """ψ(x) of real x for the gamma family's partials. SciPy's psi loses digits next to
+    its poles 0, -1, -2, … (~1e-16/distance, relative: its πx rounds), so for x < 0
+    the reflection ψ(x) = ψ(1 - x) - π·cot(πx), πx taken as nπ + π(x - n) (x - n exact,
+    as in rgamma's partial); nan at the poles."""
+    from .special import digamma
+    negative = greater(0.0, x)
+    xn = where(negative, x, -0.5)
+    turn = _PI * (xn - rint(xn))
+    turn = where(equal(turn, 0.0), np.nan, turn)
+    return where(negative, digamma(1.0 - xn) - _PI * cos(turn) / sin(turn),
+                 digamma(where(negative, 1.0, x)))
+
+
+_SPLIT = 134217729.0  # 2²⁷ + 1: Veltkamp's split of a double into two 26-bit halves
+
+
+def _fresnel_phase(x):
+    """x² reduced mod 4, to differentiate sin(πx²/2) and cos(πx²/2): πx²/2 rounded
+    loses ulp(x²) of phase (1e-8 at x = 1e4). x² = P + E exactly (Dekker's product of
+    the halves of x), each reduced mod 4 as a constant; (x - v)(x + v) carries the
+    derivatives (v the value of x). From |x| = 2⁵⁴ on, x is even: x² ≡ 0."""
+    v = primal_value(x)
+    huge = greater(absolute(v), 2.0 ** 54)
+    vs = where(huge, 0.0, v)
+    c = _SPLIT * vs
+    hi = c - (c - vs)
+    lo = vs - hi
+    p = vs * vs
+    e = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo
+    reduced = where(huge, 0.0, remainder(p, 4.0) + remainder(e, 4.0))
+    return (x - v) * (x + v) + reduced
 
 
 def _jsp(name: str, output: int | None = None):
@@ -157,6 +224,14 @@ def _log1p_over(u):
         series = series * u + c
     us = where(near, 1.0, u)
     return where(near, series, log1p(us) / us)
+
+
+def _spence_partial(ans, z):
+    # log(z)/(1 - z) as -log1p(u)/u, u = z - 1, which keeps its digits next to z = 1;
+    # below z = ½ log(z)/(1 - z) itself (1 + u rounds to 0 from z < 1e-16 on: -inf).
+    low = greater(0.5, z)
+    zl = where(low, z, 0.25)
+    return where(low, log(zl) / (1.0 - zl), -_log1p_over(where(low, 1.0, z) - 1.0))
 
 
 def _series_product(a: list, b: list) -> list:
@@ -216,16 +291,17 @@ def declare() -> None:
     # SciPy's 10ˣ and 2ˣ (NumPy's exp2 is another ufunc)
     exp10 = elementwise(sc.exp10, lambda ans, x: ans * math.log(10.0))
     scipy_exp2 = elementwise(sc.exp2, lambda ans, x: ans * math.log(2.0))
-    # The Faddeeva function (Voigt profiles), holomorphic: w'(z) = -2z·w(z) + 2i/√π.
-    wofz = elementwise(sc.wofz, lambda ans, z: -2.0 * z * ans + _TWO_I_OVER_SQRT_PI)
+    # The Faddeeva function (Voigt profiles), holomorphic: w'(z) = -2z·w(z) + 2i/√π
+    # (_wofz_partial: for large z its asymptotic series).
+    wofz = elementwise(sc.wofz, _wofz_partial)
     wofz.complex_ok = True
 
     # Fresnel and sine/cosine integrals: one primitive per output.
     fresnel_s = Primitive("fresnel_s", lambda x: sc.fresnel(x)[0],
-                          partials=(lambda ans, x: sin(0.5 * _PI * (x * x)),),
+                          partials=(lambda ans, x: sin(0.5 * _PI * _fresnel_phase(x)),),
                           shape_rule=broadcast_shape_rule)
     fresnel_c = Primitive("fresnel_c", lambda x: sc.fresnel(x)[1],
-                          partials=(lambda ans, x: cos(0.5 * _PI * (x * x)),),
+                          partials=(lambda ans, x: cos(0.5 * _PI * _fresnel_phase(x)),),
                           shape_rule=broadcast_shape_rule)
     # Si' = sin(x)/x = sinc(x/π); Ci' = cos(x)/x.
     sici_si = Primitive("sici_si", lambda x: sc.sici(x)[0],
@@ -266,8 +342,8 @@ def declare() -> None:
     binom.kernels["jax"] = _host_kernel(sc.binom)  # JAX has comb, not binom
     gammasgn = nondifferentiable(sc.gammasgn)
 
-    # spence(z) = ∫₁ᶻ log t/(1 - t) dt: its derivative -log1p(u)/u, u = z - 1.
-    spence = elementwise(sc.spence, lambda ans, z: -_log1p_over(z - 1.0))
+    # spence(z) = ∫₁ᶻ log t/(1 - t) dt: its derivative log(z)/(1 - z) (_spence_partial).
+    spence = elementwise(sc.spence, _spence_partial)
 
     # Owen's T(h, a) = 1/(2π) ∫₀ᵃ exp(-h²(1+t²)/2)/(1+t²) dt.
     owens_t = elementwise(
@@ -301,10 +377,11 @@ def declare() -> None:
                         shape_rule=lambda k, x, q: broadcast_shape_rule(x, q))
     zeta_dx.kernels["jax"] = _host_kernel(zeta_dx.kernels["numpy"])
     def _riemann_zeta_dx(ans, x):
-        """ζ'(x): Euler-Maclaurin's for x ≥ 0; below, that sum cancels (its terms grow
-        like n^-x), so the derivative of the reflection ζ(x) = F(x)·ζ(1 - x),
+        """ζ'(x): Euler-Maclaurin's for x ≥ -½ (1e-12 relative there); below, that sum
+        cancels (its terms grow like n^-x), so the derivative of the reflection
+        ζ(x) = F(x)·ζ(1 - x) (0·∞ next to x = 0, where 1 - x rounds to ζ's pole),
         F = 2ˣ·π^(x-1)·sin(πx/2)·Γ(1 - x), written so that no cot(πx/2) appears."""
-        negative = greater(0.0, x)
+        negative = greater(-0.5, x)
         xn, xp = where(negative, x, -1.0), where(negative, 2.0, x)
         g = exp(xn * math.log(2.0 * _PI)) / _PI * gamma(1.0 - xn)
         half = 0.5 * _PI * xn

@@ -382,8 +382,9 @@ def _declare_ufuncs() -> None:
                           shape_rule=broadcast_shape_rule)
     digamma = elementwise(sc.digamma, lambda ans, x: polygamma(1, x))
     polygamma.complex_ok = digamma.complex_ok = True  # holomorphic (poles aside)
-    gammaln = elementwise(sc.gammaln, lambda ans, x: digamma(x))
-    gamma = elementwise(sc.gamma, lambda ans, x: ans * digamma(x))
+    # (ψ by _far._psi: SciPy's psi loses digits next to its poles 0, -1, -2, …)
+    gammaln = elementwise(sc.gammaln, lambda ans, x: _far._psi(x))
+    gamma = elementwise(sc.gamma, lambda ans, x: ans * _far._psi(x))
     betaln = elementwise(sc.betaln, lambda ans, a, b: digamma(a) - digamma(a + b),
                          lambda ans, a, b: digamma(b) - digamma(a + b))
     beta = elementwise(sc.beta, lambda ans, a, b: ans * (digamma(a) - digamma(a + b)),
@@ -486,10 +487,13 @@ def _declare_ufuncs() -> None:
     rgamma = elementwise(sc.rgamma, _rgamma_partial)
     iv = elementwise(sc.iv, _no_partial("iv", "v"),
                      lambda ans, v, x: 0.5 * (iv(v - 1.0, x) + iv(v + 1.0, x)))
-    # ive = iv·exp(-|x|)
-    ive = elementwise(sc.ive, _no_partial("ive", "v"),
-                      lambda ans, v, x: 0.5 * (ive(v - 1.0, x) + ive(v + 1.0, x))
-                      - sign(x) * ans)
+    # ive = iv·exp(-|x|); for large |x| the asymptotic series (_far._ive_far).
+    def _ive_partial(ans, v, x):
+        far, series = _far._ive_far(v, x)
+        near = 0.5 * (ive(v - 1.0, x) + ive(v + 1.0, x)) - sign(x) * ans
+        return where(far, series, near)
+
+    ive = elementwise(sc.ive, _no_partial("ive", "v"), _ive_partial)
     jv = elementwise(sc.jv, _no_partial("jv", "v"),
                      lambda ans, v, x: 0.5 * (jv(v - 1.0, x) - jv(v + 1.0, x)))
     kv = elementwise(sc.kv, _no_partial("kv", "v"),
