@@ -94,6 +94,27 @@ def _last_completed(p):
                            axis=-1)
 
 
+def _shapes(n: int) -> tuple:
+    """Argument shapes of (x, n shape parameters, loc, scale): scalars, then broadcasting."""
+    return (((5,),) + ((),) * (n + 2), ((2, 3),) + ((3,),) * n + ((), (2, 1)))
+
+
+def _family(name, x, shapes=(), methods=CONT, quantiles=True, loc=(-0.2, 0.2),
+            scale=(0.8, 2.0), variant="", avoid=None):
+    """Rows of a distribution without a JAX counterpart: ``methods`` in x, the shape
+    parameters (domains ``shapes``), loc and scale; ppf and isf in q likewise."""
+    dist = getattr(st, name)
+    rows = [Spec(f"scipy.stats.{name}", lambda x, *a: _each(dist, methods, x, *a),
+                 _shapes(len(shapes)), (x,) + tuple(shapes) + (loc, scale), avoid=avoid,
+                 variant=variant or "x, shapes, loc, scale")]
+    if quantiles:
+        rows.append(Spec(f"scipy.stats.{name}",
+                         lambda q, *a: _each(dist, ("ppf", "isf"), q, *a),
+                         _shapes(len(shapes)), ((0.05, 0.95),) + tuple(shapes) + (loc, scale),
+                         variant=(variant + ", " if variant else "") + "ppf, isf"))
+    return rows
+
+
 ROWS: list[Spec] = []
 
 if st is not None:
@@ -321,6 +342,48 @@ if st is not None:
              (((3, 8),), ((4, 6),)), (-2.0, 2.0),
              jax=lambda x: (jsg.detrend(x), jsg.detrend(x, type="constant"),
                             jsg.detrend(x, axis=0), jsg.detrend(x, bp=[2, 5]))),
+    ]
+
+if st is not None:
+    # Distributions JAX lacks (dualad/rules/scipy_distributions_extra.py): no jax= rows.
+    # genextreme and genpareto also near c = 0 (series in c), where SciPy's forms cancel.
+    ROWS += [
+        *_family("weibull_min", (0.5, 3.0), ((0.8, 3.0),)),
+        *_family("weibull_max", (-3.0, -0.5), ((0.8, 3.0),)),
+        *_family("exponweib", (0.5, 3.0), ((0.5, 3.0), (0.6, 2.5))),
+        *_family("rayleigh", (0.5, 3.0)),
+        *_family("gompertz", (0.2, 2.5), ((0.3, 2.0),)),
+        *_family("genextreme", (-1.5, 1.5), ((-0.4, 0.4),)),
+        *_family("genextreme", (-1.5, 1.5), ((-0.01, 0.01),), variant="c near 0"),
+        *_family("genpareto", (0.3, 2.5), ((-0.25, 0.4),)),
+        *_family("genpareto", (0.3, 2.5), ((-0.01, 0.01),), variant="c near 0"),
+        *_family("lognorm", (0.5, 4.0), ((0.4, 2.0),)),
+        *_family("fisk", (0.5, 4.0), ((0.6, 4.0),)),
+        *_family("lomax", (0.5, 4.0), ((0.5, 3.0),)),
+        *_family("loguniform", (1.2, 2.8), ((0.5, 1.0), (3.5, 5.0)), loc=(-0.05, 0.05),
+                 scale=(0.9, 1.1)),
+        Spec("scipy.stats.reciprocal", lambda x, a, b: _each(st.reciprocal, CONT, x, a, b),
+             (((5,), (), ()),), ((1.2, 2.8), (0.5, 1.0), (3.5, 5.0))),
+        *_family("powerlaw", (0.2, 0.8), ((0.5, 3.0),), loc=(-0.05, 0.05), scale=(1.0, 1.2)),
+        *_family("triang", (0.1, 0.9), ((0.2, 0.8),), loc=(-0.05, 0.05), scale=(1.0, 1.2),
+                 avoid=lambda x, c, loc, scale: bool(np.any(
+                     np.abs((x - loc) / scale - c) < 10 * GAP))),
+        *_family("halfnorm", (0.5, 3.0)),
+        *_family("halfcauchy", (0.5, 3.0)),
+        *_family("foldnorm", (0.5, 3.0), ((0.2, 2.0),), quantiles=False),
+        *_family("skewnorm", (-2.0, 2.0), ((-3.0, 3.0),), quantiles=False),
+        *_family("invgauss", (0.3, 3.0), ((0.3, 2.0),), quantiles=False),
+        # cdf/sf in the shape parameter: gammainc in a (twice at most): densities here,
+        # tails in x and the test of tests/test_scipy_distributions_extra.py
+        *_family("maxwell", (0.5, 3.0), quantiles=False),
+        *_family("invgamma", (0.3, 3.0), ((0.8, 4.0),), DENSITY, quantiles=False),
+        *_family("nakagami", (0.5, 3.0), ((0.6, 3.0),), DENSITY, quantiles=False),
+        Spec("scipy.stats.invgamma", lambda x, scale: _each(st.invgamma, TAILS, x, 2.5, 0.0,
+                                                            scale),
+             X1, ((0.3, 3.0), (0.8, 2.0)), variant="cdf in x"),
+        Spec("scipy.stats.nakagami", lambda x, scale: _each(st.nakagami, TAILS, x, 1.7, 0.0,
+                                                            scale),
+             X1, ((0.5, 3.0), (0.8, 2.0)), variant="cdf in x"),
     ]
 
 try:

@@ -103,6 +103,22 @@ ARGCHECKS: dict[str, Callable[..., object]] = {
 }
 
 
+#: Distribution name -> its support (lo, hi) of the standardized variable, written with
+#: primitives, where SciPy's _get_support converts its parameters with np.asarray (which
+#: dualad_gpu's traced values refuse); absent: SciPy's _get_support and _support_mask.
+SUPPORTS: dict[str, Callable[..., tuple]] = {}
+
+
+def _support(dist, zv, values) -> tuple:
+    """(lo, hi, whether zv is in the support) of ``dist`` with parameters ``values``."""
+    support = SUPPORTS.get(dist.name)
+    if support is None:
+        lo, hi = dist._get_support(*values)
+        return lo, hi, dist._support_mask(zv, *values)
+    lo, hi = support(*values)
+    return lo, hi, less_equal(lo, zv) & less_equal(zv, hi)
+
+
 def _argcheck(dist, values) -> object:
     """SciPy's parameter check of ``dist`` on the parameters' values."""
     check = ARGCHECKS.get(dist.name)
@@ -119,15 +135,20 @@ SUPPORTED = sorted(_CONTINUOUS) + sorted(_DISCRETE) + ["multivariate_normal"]
 
 def register_distribution(name: str, formulas: dict[str, Callable] | None = None,
                           discrete: bool = False,
-                          argcheck: Callable[..., object] | None = None) -> None:
+                          argcheck: Callable[..., object] | None = None,
+                          support: Callable[..., tuple] | None = None) -> None:
     """Differentiate the scipy.stats distribution ``name`` by ``formulas`` (method ->
     function of the standardized variable and the shape parameters; for discrete
-    distributions of ``k - loc``), with SciPy's parameter check ``argcheck``. Without
-    formulas (a multivariate distribution with its own dispatchers): only listed."""
+    distributions of ``k - loc``), with SciPy's parameter check ``argcheck`` and, for a
+    continuous one whose support depends on its parameters, SciPy's closed support
+    ``support`` (parameters -> (lo, hi)). Without formulas (a multivariate distribution
+    with its own dispatchers): only listed."""
     if formulas is not None:
         (_DISCRETE if discrete else _CONTINUOUS)[name] = formulas
     if argcheck is not None:
         ARGCHECKS[name] = argcheck
+    if support is not None:
+        SUPPORTS[name] = support
     if name not in SUPPORTED:
         SUPPORTED.append(name)
 
@@ -202,8 +223,8 @@ def _continuous(method: str):
         values = [primal_value(s) for s in shape]
         zv = primal_value(z)
         good = (_argcheck(self, values) & greater(primal_value(scale), 0.0)) & equal(zv, zv)
-        lo, hi = self._get_support(*values)
-        inside = good & self._support_mask(zv, *values)
+        lo, hi, mask = _support(self, zv, values)
+        inside = good & mask
         if method in ("cdf", "logcdf", "sf", "logsf"):  # the ends of the support are exact
             inside = inside & less(lo, zv) & less(zv, hi)
         z = where(inside, z, _inside_point(lo + 0.0, hi + 0.0))
@@ -265,7 +286,8 @@ def _quantile(method: str):
         inside = good & less(0.0, qv) & less(qv, 1.0)
         q = where(inside, q, 0.5)
         shape = tuple(where(good, s, 1.0) for s in shape)
-        lo, hi = self._get_support(*values)
+        lo, hi, _ = _support(self, qv, values)
+        lo, hi = lo + np.float64(0.0), hi + np.float64(0.0)  # SciPy's quantiles are float64
         if method == "isf":
             lo, hi = hi, lo
         with np.errstate(all="ignore"):
