@@ -67,7 +67,9 @@ def metadata(prog: str, argv: Sequence[str] | None) -> dict:
     from ..replay import REPLAY_BY_DEFAULT
 
     commit = _git("rev-parse", "HEAD")
-    status = _git("status", "--porcelain", "--untracked-files=no")
+    # (the snapshots themselves change nothing measured)
+    status = _git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                  ":(exclude)docs/data")
     versions = {}
     for lib in LIBRARIES:
         try:
