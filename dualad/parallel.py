@@ -84,15 +84,14 @@ RECHECK_MAX = 1024
 
 
 class _Choice:
-    """What a transform chose for one input signature: ``parallel``, or serial until
-    ``left`` more calls have passed (then it is tried again, ``interval`` doubled);
-    ``unit_seconds``: a unit's time here, at the last look."""
+    """A choice for one input signature: ``parallel``, or serial for ``left`` more calls
+    (then looked at again, ``interval`` doubled); ``unit_seconds``, a unit's time here."""
 
     __slots__ = ("parallel", "left", "interval", "unit_seconds")
 
     def __init__(self, parallel: bool, interval: int, unit_seconds: float) -> None:
-        self.parallel, self.interval, self.unit_seconds = parallel, interval, unit_seconds
-        self.left = interval
+        self.parallel, self.unit_seconds = parallel, unit_seconds
+        self.left = self.interval = interval
 
 
 class WorkerTraceback(Exception):
@@ -208,13 +207,10 @@ class Dispatch:
             while len(self.decided) > _REMEMBERED:
                 self.decided.popitem(last=False)
 
-    def _undecided(self, key: Any) -> bool:
+    def _choice(self, key: Any) -> bool | None:
+        """True (parallel), False (serial) or None (to be decided by this call)."""
         choice = self.decided.get(key)
-        return choice is None or choice.parallel is None
-
-    def _declined(self, key: Any) -> bool:
-        choice = self.decided.get(key)
-        return choice is not None and choice.parallel is False
+        return None if choice is None else choice.parallel
 
     def map(self, work: Callable, fun: Callable, payload: Any, units: Sequence, key: Any,
             first: tuple[Any, float] | None = None) -> list:
@@ -234,7 +230,7 @@ class Dispatch:
                           "from a unit of work on the same thread pool, whose workers "
                           "would wait for themselves; give the inner transform another "
                           "executor, or none", RuntimeWarning, stacklevel=_callers_level())
-        if nested or self._declined(key):  # too small, or holding the GIL
+        if nested or self._choice(key) is False:  # too small, or holding the GIL
             done = [] if first is None else [first[0]]
             return done + [work(fun, payload, unit) for unit in
                            tracked(units[len(done):], self.transform, self.progress,
@@ -248,14 +244,14 @@ class Dispatch:
     def _map(self, work: Callable, fun: Callable, payload: Any, units: list, key: Any,
              first: tuple[Any, float] | None, report: Progress) -> list:
         results: list = []
-        if first is None and self._undecided(key) and units:
+        if first is None and self._choice(key) is None and units:
             start = time.perf_counter()
             first = (work(fun, payload, units[0]), time.perf_counter() - start)
         if first is not None:
             results.append(first[0])
             report.update()
             units = units[1:]
-            if self._undecided(key):
+            if self._choice(key) is None:
                 if first[1] < self.min_seconds:
                     self.decline(key, f"a unit of work takes {first[1] * 1e3:.2g} ms, less "
                                  f"than sending it to a worker costs (min_seconds="
@@ -269,14 +265,11 @@ class Dispatch:
                 if self.kind == "thread" and self.min_seconds > 0 and len(units) >= 2:
                     return results + self._checked_threads(work, fun, payload, units, key,
                                                            first[1], report)
-        choice = self.decided.get(key)
-        if (self.kind != "thread" or self.min_seconds <= 0 or len(units) < 2
-                or choice is None or not choice.unit_seconds):
-            return results + run_units(self.executor, self.kind, work, fun, payload, units,
-                                       report)
-        start = time.perf_counter()
+        choice, start = self.decided.get(key), time.perf_counter()
         results += run_units(self.executor, self.kind, work, fun, payload, units, report)
-        if time.perf_counter() - start > THREADS_GAIN * choice.unit_seconds * len(units):
+        if (self.kind == "thread" and self.min_seconds > 0 and len(units) >= 2
+                and choice is not None and choice.unit_seconds and time.perf_counter() - start
+                > THREADS_GAIN * choice.unit_seconds * len(units)):
             choice.parallel = None  # (no gain this time: the next call looks again)
         return results
 
