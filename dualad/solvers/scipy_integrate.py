@@ -220,15 +220,21 @@ class _Adjoint(_AtTime):
         return np.concatenate(parts)
 
 
-def _forward_sensitivity(rhs: Callable, t: np.ndarray, options: tuple, y0: Any, a: list,
-                         ty0: Any, ta: list, method: Any = None) -> Any:
-    """The tangent (K, T, n) of odeint in direction (ty0, ta) by one augmented solve."""
+def augmented_start(y0: Any, ty0: Any, ta: list) -> tuple[int, int, tuple, Any]:
+    """The sensitivity system's size n, its K seeds, the arguments with a tangent, and
+    its start z0 = (y0, S0) (S0 = ty0, zero where y0 has no tangent)."""
     n = int(np.shape(y0)[0])
     k = next(int(np.shape(x)[0]) for x in (ty0, *ta) if x is not None)
     present = tuple(i for i, x in enumerate(ta) if x is not None)
     if ty0 is None:
         ty0 = np.zeros((k, n))
-    z0 = concatenate(y0, reshape(ty0, shape=(k * n,)), axis=0)
+    return n, k, present, concatenate(y0, reshape(ty0, shape=(k * n,)), axis=0)
+
+
+def _forward_sensitivity(rhs: Callable, t: np.ndarray, options: tuple, y0: Any, a: list,
+                         ty0: Any, ta: list, method: Any = None) -> Any:
+    """The tangent (K, T, n) of odeint in direction (ty0, ta) by one augmented solve."""
+    n, k, present, z0 = augmented_start(y0, ty0, ta)
     sol = odeint_p(z0, *a, *[ta[i] for i in present], func=_Sensitivity(rhs, n, k, len(a), present),
                    t=t, options=_augmented_options(options, n * (1 + k)), method=method)
     return transpose(reshape(sol[:, n:], shape=(len(t), k, n)), axes=(1, 0, 2))

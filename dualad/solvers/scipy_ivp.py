@@ -54,7 +54,7 @@ from ..rules.linalg import einsum
 from ..rules.scipy_functions import original, scipy_rule, with_primal
 from ..rules.shape import concatenate, reshape, transpose
 from .scipy_integrate import (_IMPLICIT, _Sensitivity, _augmented_options, _jacobian_of,
-                              _vector, moved, odeint_p, refusing_duals)
+                              _vector, augmented_start, moved, odeint_p, refusing_duals)
 from .scipy_optimize import _holds_box, _order, _primal_tree, _Watched
 
 _MODULE = "scipy.integrate"
@@ -335,12 +335,7 @@ def _sensitivities(func: Callable, times: np.ndarray, solves: _DenseSolves, y0: 
                    a: list, ty0: Any, ta: list) -> Any:
     """The tangent (K, T, n) of y at ``times`` in the K directions (ty0, ta), from the
     dense solution of the sensitivity system z = (y, S) (:class:`_Sensitivity`)."""
-    n = int(np.shape(y0)[0])
-    k = next(int(np.shape(x)[0]) for x in (ty0, *ta) if x is not None)
-    present = tuple(i for i, x in enumerate(ta) if x is not None)
-    if ty0 is None:
-        ty0 = np.zeros((k, n))
-    z0 = concatenate(y0, reshape(ty0, shape=(k * n,)), axis=0)
+    n, k, present, z0 = augmented_start(y0, ty0, ta)
     z = dense_p(z0, *a, *[ta[i] for i in present], times=times, solves=solves,
                 func=_Sensitivity(func, n, k, len(a), present))
     return transpose(reshape(z[:, n:], shape=(times.size, k, n)), axes=(1, 0, 2))
