@@ -170,8 +170,12 @@ class Inputs:
         before, out_ndim = t.shape[:axis], t.ndim - axis - 1
         blocks = []
         for x, lo, hi in self.spans():
-            block = t[(slice(None),) * axis + (slice(lo, hi),)]
-            block = block.reshape(before + x.shape + t.shape[axis + 1:])
+            # (one leaf spanning the axis: no view of a view, a cost in short calls)
+            whole = lo == 0 and hi == t.shape[axis]
+            block = t if whole else t[(slice(None),) * axis + (slice(lo, hi),)]
+            shape = before + x.shape + t.shape[axis + 1:]
+            if block.shape != shape:
+                block = block.reshape(shape)
             if x.ndim and out_ndim:
                 first = tuple(range(axis))
                 block = block.transpose(first + tuple(range(axis + x.ndim, block.ndim))

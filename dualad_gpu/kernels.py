@@ -19,12 +19,18 @@ import numpy as np
 from dualad import ops
 from dualad.inputs import unit_vectors
 from dualad.primitive import PRIMITIVES, Primitive, register_backend
-from dualad.rules import complex_numbers, special
+from dualad.rules import complex_numbers, elementwise, special
 from dualad.rules.shape import ON_PRIMAL
 
 
 def _scale(p, t):
     return jnp.where(t == 0, 0, p * t)
+
+
+def _sech_squared(x, tanh_x):
+    far = jnp.abs(x) > 700.0
+    sech = 1.0 / jnp.cosh(jnp.where(far, 0.0, x))
+    return jnp.where(far, 0.0, sech * sech)
 
 
 def _index_add(values, index, shape):
@@ -114,6 +120,7 @@ BY_HAND: dict[Primitive, Callable] = {
     ON_PRIMAL["argsort"]: _sort_order,
     unit_vectors: _unit_vectors,
     ops.sinc: jnp.sinc,
+    elementwise.sech_squared: _sech_squared,
     complex_numbers.real: jnp.real,
     complex_numbers.imag: jnp.imag,
 }

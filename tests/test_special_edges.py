@@ -345,3 +345,30 @@ def test_first_derivative_at_the_edges(f, first, points, digits):
             if not (math.isfinite(value) and abs(value - want) <= RTOL * abs(want) + ATOL):
                 failures.append(f"x={x!r} {mode}: {value!r}, mpmath {want!r}")
     assert not failures, "\n".join(failures)
+
+
+def _expit_third(e):
+    s, rest = 1 / (1 + e), e / (1 + e)  # expit x and 1 - expit x, for e = exp(-x)
+    return s * rest * (1 - 6 * s * rest)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("f, third", [
+    pytest.param(np.tanh, lambda x: -2 * mp.sech(x) ** 2 * (1 - 3 * mp.tanh(x) ** 2), id="tanh"),
+    pytest.param(sc.expit, lambda x: _expit_third(mp.exp(-x)), id="expit"),
+])
+def test_third_derivative_through_sech_squared(f, third):
+    """tanh′ and expit′ are the primitive sech² (whose own partial reads tanh): their
+    third derivatives, by jets and by nested derivatives, at 0 and at the edges."""
+    failures = []
+    for x in [0.0, -1e-8, 0.3, -20.0, 20.0, -705.0, 705.0, 1e300]:
+        want = _reference(third, x, 2) if abs(x) < 1e10 else 0.0
+        with np.errstate(over="ignore"):
+            by_jet = 6.0 * float(dualad.jet(f, (x,), ([1.0, 0.0, 0.0],),
+                                            factorial_scaled=False)[1][2])
+            nested = float(dualad.derivative(dualad.derivative(dualad.derivative(f)))(
+                np.float64(x)))
+        for mode, got in (("jet", by_jet), ("nested", nested)):
+            if not (math.isfinite(got) and abs(got - want) <= RTOL * abs(want) + ATOL):
+                failures.append(f"x={x!r} {mode}: {got!r}, mpmath {want!r}")
+    assert not failures, "\n".join(failures)

@@ -41,7 +41,7 @@ from ..primitive import (UFUNC_HANDLERS, Over, Primitive, qualified_name, refres
                          register_function)
 from .elementwise import (_sech_squared, absolute, broadcast_shape_rule, cos, elementwise,
                           equal, exp, floor, greater, log, log1p, remainder, rint, safe_divide,
-                          sign, sin, where)
+                          sign, sin, tanh, where)
 from .reductions import amax, normalize_axes, sum_
 from .shape import broadcast_to, reshape, shape_of
 
@@ -367,7 +367,7 @@ def _declare_ufuncs() -> None:
 
     # Logistic
     # s(1 - s) as sech²(x/2)/4: its derivative has no 1 - 2s, which cancels near 0.
-    expit = elementwise(sc.expit, lambda ans, x: 0.25 * _sech_squared(ans, 0.5 * x))
+    expit = elementwise(sc.expit, lambda ans, x: 0.25 * _sech_squared(0.5 * x, tanh(0.5 * x)))
     logit = elementwise(sc.logit, lambda ans, x: Over(x * (1.0 - x)))
     log_expit = elementwise(sc.log_expit, lambda ans, x: expit(-x))
     # x·log y is 0 at x = 0 for every y: ∂y = 0 there (no 0/0); ∂x = log 0 = -inf at y = 0.
