@@ -650,11 +650,13 @@ from specs_polynomials import ROWS as POLYNOMIALS  # noqa: E402
 from specs_scipy_linalg import ROWS as SCIPY_LINALG  # noqa: E402
 from specs_scipy_stats import ROWS as SCIPY_STATS  # noqa: E402
 from specs_special import ROWS as SPECIAL_MORE  # noqa: E402
+from specs_special_extra import ROWS as SPECIAL_EXTRA  # noqa: E402
 from specs_complex import ROWS as COMPLEX  # noqa: E402
 from specs_scipy_optimize import ROWS as SCIPY_OPTIMIZE  # noqa: E402
 
 SPECS += ARRAYS + STATISTICS + DECOMPOSITIONS + SCIPY
 SPECS += POLYNOMIALS + SCIPY_LINALG + SPECIAL_MORE + SCIPY_STATS + COMPLEX + SCIPY_OPTIMIZE
+SPECS += SPECIAL_EXTRA
 
 
 #: Rows whose third derivative has no rule (gammainc's in ``a``): Taylor mode checks

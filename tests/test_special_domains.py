@@ -124,6 +124,153 @@ for _v in (0.5, 1.0, 2.0, -2.7, 10.0):
                                       _points, 2)
 
 
+# -- dualad.rules.scipy_special_extra --------------------------------------------------
+def _deg():
+    return mp.pi / 180
+
+
+def _k(v, n=0):
+    """d^n/dx^n of K_v (n ≤ 2): K' = -(K₋ + K₊)/2, K'' = (K₋₂ + 2K + K₊₂)/4."""
+    if n == 0:
+        return lambda x: mp.besselk(v, x)
+    if n == 1:
+        return lambda x: -(mp.besselk(v - 1, x) + mp.besselk(v + 1, x)) / 2
+    return lambda x: (mp.besselk(v - 2, x) + 2 * mp.besselk(v, x) + mp.besselk(v + 2, x)) / 4
+
+
+def _ke(v, order):
+    """d/dx, d²/dx² of eˣ·K_v(x)."""
+    if order == 1:
+        return lambda x: mp.exp(x) * (_k(v)(x) + _k(v, 1)(x))
+    return lambda x: mp.exp(x) * (_k(v)(x) + 2 * _k(v, 1)(x) + _k(v, 2)(x))
+
+
+def _gamma_cdf_x(b, s, order):
+    """d/dy, d²/dy² of gammainc(b, s·y)."""
+    def derivative(y):
+        b_, s_ = mp.mpf(b), mp.mpf(s)
+        g = s_ * mp.exp(-s_ * y) / mp.gamma(b_)
+        if order == 1:
+            return g * (s_ * y) ** (b_ - 1)
+        return g * s_ * ((b_ - 1) * (s_ * y) ** (b_ - 2) - (s_ * y) ** (b_ - 1))
+    return derivative
+
+
+def _beta_cdf_p(a, b, sign, order):
+    """d/dp, d²/dp² of ±I_p(a, b)."""
+    def derivative(p):
+        c = sign / mp.beta(a, b)
+        if order == 1:
+            return c * p ** (a - 1) * (1 - p) ** (b - 1)
+        return c * ((a - 1) * p ** (a - 2) * (1 - p) ** (b - 1)
+                    - (b - 1) * p ** (a - 1) * (1 - p) ** (b - 2))
+    return derivative
+
+
+def _diff(f, n):
+    """mpmath's n-th derivative of f (at the working precision)."""
+    return lambda x: mp.diff(f, x, n)
+
+
+def _inv_boxcox_in_lambda(y):
+    return lambda t: mp.exp(mp.log1p(t * y) / t) if t else mp.exp(y)
+
+
+def _pseudo_huber(delta, order):
+    """d/dr, d²/dr² of δ²(√(1 + (r/δ)²) - 1): rδ/h, δ³/h³ (h = hypot(δ, r)); for
+    ``delta`` None d/dδ, d²/dδ² at r = 1: (h - δ)²/h, -(h - δ)²(2h + δ)/h³."""
+    def derivative(t):
+        d, r = (mp.mpf(delta), t) if delta is not None else (t, mp.one)
+        h = mp.hypot(d, r)
+        if delta is not None:
+            return r * d / h if order == 1 else (d / h) ** 3
+        q = r * r / (h + d)  # h - δ
+        return q * q / h if order == 1 else -q * q * (2 * h + d) / h ** 3
+    return derivative
+
+
+_EXPREL1 = lambda x: (x * mp.exp(x) - mp.expm1(x)) / x ** 2  # noqa: E731
+_EXPREL2 = lambda x: (x * x * mp.exp(x) - 2 * x * mp.exp(x) + 2 * mp.expm1(x)) / x ** 3  # noqa: E731
+KE_POINTS = [1e-8, 1.0, 49.0, 51.0, 63.0, 65.0, 399.0, 401.0, 1e5, 1e10]
+ROWS.update({
+    "expm1": (sc.expm1, mp.exp, mp.exp, [-1e-300, 1e-300, -1e-8, 1e-8, -700.0, 709.0, 3.0], 0),
+    "log1p": (sc.log1p, lambda x: 1 / (1 + x), lambda x: -1 / (1 + x) ** 2,
+              [-1e-300, 1e-300, 1e-8, -1 + 1e-10, 1e10, 1e300], 0),
+    "cbrt": (sc.cbrt, lambda x: 1 / (3 * mp.cbrt(abs(x)) ** 2),
+             lambda x: -2 * mp.sign(x) / (9 * mp.cbrt(abs(x)) ** 5),
+             [-1e-150, 1e-8, -1e-8, 2.0, -1e10, 1e300], 0),
+    # (eˣ - exprel)/x, exprel·(1 - 1/x) + 1/x, the series for |x| < 1
+    "exprel": (sc.exprel, _EXPREL1, _EXPREL2,
+               [-1e-300, 1e-300, -1e-8, 1e-8, 0.5, 0.999, 1.0, 1.001, -0.999, -1.0, -1.001,
+                30.0, 700.0, -1e8, -1e300], 3),
+    "cosm1": (sc.cosm1, lambda x: -mp.sin(x), lambda x: -mp.cos(x),
+              [-1e-300, 1e-8, 3.0, 1e10, -1e300], 1),
+    "sindg": (sc.sindg, lambda x: _deg() * mp.cos(_deg() * x),
+              lambda x: -_deg() ** 2 * mp.sin(_deg() * x),
+              [1e-300, 45.0, 89.99999999, 270.25, -1e8 + 0.5, 1e10], 1),
+    "cosdg": (sc.cosdg, lambda x: -_deg() * mp.sin(_deg() * x),
+              lambda x: -_deg() ** 2 * mp.cos(_deg() * x),
+              [1e-300, 45.0, 89.99999999, 270.25, -1e8 + 0.5, 1e10], 1),
+    # (SciPy's tandg and cotdg lose digits next to their poles: k/cosdg², -k/sindg²)
+    "tandg": (sc.tandg, lambda x: _deg() / mp.cos(_deg() * x) ** 2,
+              lambda x: 2 * _deg() ** 2 * mp.sin(_deg() * x) / mp.cos(_deg() * x) ** 3,
+              [1e-300, 45.0, 89.99999999, -89.99999999, 135.0, 1e10], 1),
+    "cotdg": (sc.cotdg, lambda x: -_deg() / mp.sin(_deg() * x) ** 2,
+              lambda x: 2 * _deg() ** 2 * mp.cos(_deg() * x) / mp.sin(_deg() * x) ** 3,
+              [1e-100, 1e-8, 45.0, 90.5, 179.999999999, 1e10 + 1.0], 1),
+    "zetac": (sc.zetac, lambda x: mp.zeta(x, 1, 1), lambda x: mp.zeta(x, 1, 2),
+              [1 + 1e-8, 1 - 1e-8, 0.5, 3.0, 50.0, 1000.0, -0.3, -1e-300, 1e-300, -20.5], 0),
+    "erfi": (sc.erfi, lambda x: 2 / mp.sqrt(mp.pi) * mp.exp(x * x),
+             lambda x: 4 * x / mp.sqrt(mp.pi) * mp.exp(x * x), [-1e-300, 1e-8, 3.0, 26.0, -26.0],
+             0),
+    "k0": (sc.k0, _k(0, 1), _k(0, 2), [1e-150, 1e-8, 1.0, 30.0, 700.0], 0),
+    "k1": (sc.k1, _k(1, 1), _k(1, 2), [1e-100, 1e-8, 1.0, 30.0, 700.0], 0),
+    "k0e": (sc.k0e, _ke(0, 1), _ke(0, 2), [1e-150] + KE_POINTS + [1e300], 0),
+    "k1e": (sc.k1e, _ke(1, 1), _ke(1, 2), [1e-100] + KE_POINTS + [1e300], 0),
+    "kn(3, x)": (lambda x: sc.kn(3, x), _k(3, 1), _k(3, 2), [1e-50, 1e-8, 1.0, 30.0, 600.0], 0),
+    "chdtr(3, x)": (lambda x: sc.chdtr(3.0, x), _gamma_cdf_x(1.5, 0.5, 1),
+                    _gamma_cdf_x(1.5, 0.5, 2), [1e-300, 1e-8, 5.0, 100.0, 1e3], 0),
+    "chdtr(1, x)": (lambda x: sc.chdtr(1.0, x), _gamma_cdf_x(0.5, 0.5, 1),
+                    _gamma_cdf_x(0.5, 0.5, 2), [1e-100, 1e-8, 5.0, 100.0, 1e3], 0),
+    "gdtr(2, 2.5, x)": (lambda x: sc.gdtr(2.0, 2.5, x), _gamma_cdf_x(2.5, 2.0, 1),
+                        _gamma_cdf_x(2.5, 2.0, 2), [1e-300, 1e-8, 1.5, 100.0], 0),
+    "gdtr(a, 2.5, 1.5)": (lambda a: sc.gdtr(a, 2.5, 1.5), _gamma_cdf_x(2.5, 1.5, 1),
+                          _gamma_cdf_x(2.5, 1.5, 2), [1e-300, 1e-8, 1.5, 100.0], 0),
+    "gdtr(1, 150, x)": (lambda x: sc.gdtr(1.0, 150.0, x), _gamma_cdf_x(150, 1, 1),
+                        _gamma_cdf_x(150, 1, 2), [0.9, 1.1, 150.0], 0),
+    "bdtr(2, 6, p)": (lambda p: sc.bdtr(2, 6, p), _beta_cdf_p(3, 4, -1, 1),
+                      _beta_cdf_p(3, 4, -1, 2), [1e-300, 1e-8, 0.3, 0.5, 0.7, 1 - 1e-10], 0),
+    "nbdtr(2, 6, p)": (lambda p: sc.nbdtr(2, 6, p), _beta_cdf_p(6, 3, 1, 1),
+                       _beta_cdf_p(6, 3, 1, 2), [1e-300, 1e-8, 0.5, 1 - 1e-10], 0),
+    # ∂/∂λ by its series for |λy| < 0.1
+    "inv_boxcox(1.5, lmbda)": (lambda t: sc.inv_boxcox(1.5, t),
+                               _diff(_inv_boxcox_in_lambda(1.5), 1),
+                               _diff(_inv_boxcox_in_lambda(1.5), 2),
+                               [1e-300, -1e-300, 1e-8, 0.05, 0.067, 0.068, -0.068, 3.0, -0.6], 2),
+    "inv_boxcox(y, 0.5)": (lambda y: sc.inv_boxcox(y, 0.5), lambda y: 1 + y / 2,
+                           lambda y: mp.mpf(0.5), [1e-300, -1.9, 5.0, 1e10], 0),
+    "inv_boxcox1p(y, 0.5)": (lambda y: sc.inv_boxcox1p(y, 0.5), lambda y: 1 + y / 2,
+                             lambda y: mp.mpf(0.5), [1e-300, -1e-8, -1.9, 5.0], 0),
+    "powm1(x, 2.5)": (lambda x: sc.powm1(x, 2.5), lambda x: 2.5 * x ** 1.5,
+                      lambda x: 3.75 * x ** 0.5, [1e-300, 1e-8, 1.0, 1e10], 0),
+    "powm1(1.5, y)": (lambda y: sc.powm1(1.5, y), lambda y: mp.mpf(1.5) ** y * mp.log(1.5),
+                      lambda y: mp.mpf(1.5) ** y * mp.log(1.5) ** 2, [1e-300, -1e-8, 1.0, 100.0],
+                      0),
+    # rδ/h and (h - δ)²/h written so that their derivatives do not cancel (1/h - r²/h³)
+    "pseudo_huber(1e-3, r)": (lambda r: sc.pseudo_huber(1e-3, r), _pseudo_huber(1e-3, 1),
+                              _pseudo_huber(1e-3, 2),
+                              [1e-300, 1e-8, -0.5e-3, 2e-3, 1e5, -1e8, 1e200], 0),
+    "pseudo_huber(delta, 1)": (lambda d: sc.pseudo_huber(d, 1.0), _pseudo_huber(None, 1),
+                               _pseudo_huber(None, 2),
+                               [1e-300, 1e-8, 0.5, 2.0, 1e5, 1e8, 1e200], 0),
+})
+for _v in (0.3, 2.5, 4.0, 10.0):
+    # (mpmath's K of orders v ± 2 lose digits at x = 1e10: its derivatives of eˣ·K_v)
+    _ke_v = (lambda x, v=_v: mp.exp(x) * mp.besselk(v, x))
+    ROWS[f"kve({_v}, x)"] = (lambda x, v=_v: sc.kve(v, x), _diff(_ke_v, 1), _diff(_ke_v, 2),
+                             KE_POINTS, 0)
+
+
 def _failures(got, want, x, mode, envelope=0.0):
     if math.isfinite(got) and abs(got - want) <= RTOL * max(abs(want), envelope) + ATOL:
         return []
@@ -162,3 +309,4 @@ def test_wofz_complex_derivative(z):
                        + 2j / mp.sqrt(mp.pi))
     got = complex(dualad.derivative(sc.wofz)(np.complex128(z)))
     assert abs(got - want) <= RTOL * abs(want), (got, want)
+

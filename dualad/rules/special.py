@@ -25,7 +25,8 @@ order ``v`` and stdtr in ``df`` raise a TypeError when that argument carries a
 derivative (``_no_partial``): JAX differentiates none of them either (it has no iv, jv, kv or
 stdtr at all). Where JAX has no kernel (betaincc, stdtr, rgamma and the Bessel
 functions of any order), dualad_gpu calls SciPy's on the host (jax.pure_callback).
-More scipy.special functions are in :mod:`dualad.rules.scipy_special`.
+More scipy.special functions are in :mod:`dualad.rules.scipy_special` and
+:mod:`dualad.rules.scipy_special_extra`.
 """
 
 from __future__ import annotations
@@ -539,8 +540,9 @@ _declared = False
 
 def declare_scipy_rules(module: object = None) -> None:
     """Declare the primitives of scipy.special's ufuncs, here and in
-    :mod:`dualad.rules.scipy_special`, once scipy.special is imported (before or after
-    dualad); then give them what dualad's import gave the others (idempotent)."""
+    :mod:`dualad.rules.scipy_special` and :mod:`dualad.rules.scipy_special_extra`, once
+    scipy.special is imported (before or after dualad); then give them what dualad's
+    import gave the others (idempotent)."""
     global __all__, _declared
     if _declared:
         return
@@ -549,6 +551,8 @@ def declare_scipy_rules(module: object = None) -> None:
     _declare_ufuncs()
     from . import scipy_special
     scipy_special.declare()
+    from . import scipy_special_extra
+    scipy_special_extra.declare()
     declared = [name for name, value in list(globals().items())
                 if isinstance(value, Primitive) and name not in names and name[0] != "_"]
     __all__ += declared
