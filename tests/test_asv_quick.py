@@ -66,3 +66,25 @@ def test_quick_is_read_from_the_asv_command_line(tmp_path):
     assert params(None, tmp_path, "run", "-q", "--bench", "jvp")["quick"] is True
     assert params(None, tmp_path, "run", "--bench", "jvp")["quick"] is False
     assert params(None)["quick"] is False
+
+
+FORKED = """
+import importlib, json, pathlib, sys, threading
+for path in sorted(pathlib.Path("benchmarks").glob("*.py")):
+    importlib.import_module("benchmarks." + path.stem)
+print(json.dumps({"threads": threading.active_count(),
+                  "imported": [m for m in ("jax", "torch", "dask", "distributed", "autograd")
+                               if m in sys.modules]}))
+"""
+
+
+def test_the_benchmark_modules_can_be_forked():
+    """asv.conf.json's ``launch_method`` is "forkserver": one process imports the benchmark
+    modules and forks one per benchmark, which is safe only while that import starts no
+    thread (JAX's, a Dask cluster's); the peers are imported after the fork."""
+    config = (ASV / "asv.conf.json").read_text()
+    assert '"launch_method": "forkserver"' in config
+    out = subprocess.run([sys.executable, "-c", FORKED], cwd=ASV, capture_output=True,
+                         text=True, check=True)
+    found = json.loads(out.stdout)
+    assert found == {"threads": 1, "imported": []}

@@ -99,8 +99,11 @@ class _RatioTo(_Implementation):
         self.base = thunk(self.problem, self.baseline)
 
     def ratio(self, impl):
+        # (a quick run: one round of short samples, a smoke test rather than a figure)
+        repeat, min_time = (1, 0.01) if QUICK else (self.measure_repeat,
+                                                    self.measure_min_time)
         times = bench.measure({"baseline": self.base, impl: self.call},
-                              repeat=self.measure_repeat, min_time=self.measure_min_time)
+                              repeat=repeat, min_time=min_time)
         return times[impl] / times["baseline"]
 
 
