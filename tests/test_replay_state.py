@@ -613,3 +613,20 @@ def test_a_value_from_before_the_interpreter_took_over_is_its_dual(mode):
     hessian = dualad.hessian(f, mode=mode)
     for _ in range(4):
         assert identical(hessian(z), expected)
+
+
+@pytest.mark.parametrize("transform", [
+    lambda f: dualad.jacfwd(f), lambda f: dualad.jacrev(f),
+    lambda f: dualad.hessian(lambda x: 0.5 * np.sum(f(x) * x))], ids=["jacfwd", "jacrev",
+                                                                      "hessian"])
+@pytest.mark.parametrize("f", [lambda x: x, lambda x: 2.0 * x], ids=["identity", "linear"])
+def test_a_result_written_into_by_the_caller_does_not_change_later_calls(transform, f):
+    # A constant result (the function is linear) was recorded as the very array the
+    # recording call returned: the caller's writes into it came back from every replay.
+    x = np.array([1.0, 2.0, 3.0])
+    expected = transform(f)(x)
+    replayed = transform(f)
+    for _ in range(60):
+        got = replayed(x)
+        np.testing.assert_array_equal(got, expected)
+        got[...] = 99.0

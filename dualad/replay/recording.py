@@ -30,7 +30,7 @@ from ..pytrees import tree_flatten
 from .direct import Code, direct_code
 from .live import BINARY, MISS, UNARY, Live, Session, Step
 from .operations import Operation, argument_leaves
-from .program import Emitter, common_subexpressions, live_operations, reuse_memory
+from .program import Emitter, _copy, common_subexpressions, live_operations, reuse_memory
 from .scalars import unrolled
 from .templates import (ArgRef, Bits, FloatIn, LiveRef, Named, NewLive, Own, Slot, Static, bits,
                         matches, template)
@@ -256,12 +256,13 @@ class Recording:
     @staticmethod
     def _result_spec(leaf: Any) -> Any:
         """A leaf of the transform's result: a register (copied if an array: a result
-        is the caller's to write into) or a constant."""
+        is the caller's to write into) or a constant (an array copied too: the recording
+        call returns the leaf itself, which its caller may write into)."""
         if isinstance(leaf, Traced):
             return Slot(leaf._slot, True)
         if isinstance(leaf, (np.ndarray, np.generic)) or type(leaf) in (float, int, bool,
                                                                          complex):
-            return leaf
+            return _copy(leaf)
         raise Unreplayable(f"a result of type {type(leaf).__name__}")
 
     @staticmethod
