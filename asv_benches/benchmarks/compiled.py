@@ -6,7 +6,9 @@ compiling its own.
 - JVP of sum(sin(x)·exp(−x²) + log1p(x²)), 10⁶ float64: ≤ 1.15× ``jax.jit(jax.jvp)``;
 - Hessian of Rosenbrock, n = 100: ≤ 1.5× ``jax.jit(jax.hessian)``;
 - gradient of the Helmholtz free energy, n = 50: ≤ 1.96× the NumPy primal;
-- gradient of ln(x1) + x1·x2 − sin(x2) at (2, 5), per call: reported.
+- gradient of ln(x1) + x1·x2 − sin(x2) at (2, 5), per call: reported;
+- Laplacian of a 5-layer tanh MLP, D = 50, by ``dualad_gpu.laplacian`` against
+  ``jax.jit`` of JAX's Hessian trace: reported.
 
 Each problem has the usual three classes (absolute times, peers, ratios to the
 NumPy primal) and a fourth, ``…Versus.track_ratio_to_peer``: dualad_gpu's time
@@ -38,3 +40,7 @@ from .common import benchmark_classes
 (CompiledGradTextbook, CompiledGradTextbookPeers, CompiledGradTextbookRatio,
  CompiledGradTextbookVersus) = benchmark_classes(
     __name__, "CompiledGradTextbook", "compiled_grad_textbook", versus=True)
+
+(CompiledLaplacianMLP, CompiledLaplacianMLPPeers, CompiledLaplacianMLPRatio,
+ CompiledLaplacianMLPVersus) = benchmark_classes(
+    __name__, "CompiledLaplacianMLP", "compiled_laplacian_mlp", versus=True)

@@ -7,8 +7,9 @@ compiled) and ``"dualad-numpy"`` (dualad's uncompiled transform, NumPy arrays:
 what compiling buys). The goal is to cost no more than JAX compiling its own
 transforms, so the targets are ratios to ``jax.jit``'s time
 (:attr:`Problem.versus_target`), except Helmholtz's, a ratio to the NumPy primal
-like the uncompiled problems'. All five form the group ``compiled``
-(``--only compiled``).
+like the uncompiled problems'. All six form the group ``compiled``
+(``--only compiled``); :func:`device_problems`, the group ``device``, are the same
+at an accelerator's sizes.
 
 Both compiled implementations get their arrays already on the device
 (``jax.device_put``) and are timed to ``jax.block_until_ready``; each factory
@@ -23,6 +24,7 @@ without ``dualad_gpu``) ``dualad_gpu`` and ``jax.jit`` raise
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -33,6 +35,7 @@ from .forward import (TEXTBOOK_GRADIENT, TEXTBOOK_POINT, jacfwd_textbook, jvp_su
 from .jacobians import _tanh_layer_inputs, jacfwd_tanh, tanh_layer
 from .reverse import _helmholtz_inputs, helmholtz, helmholtz_problem
 from .second_order import _rosen_inputs, hessian_rosenbrock, rosenbrock
+from .taylor import laplacian_case, laplacian_problem
 
 #: The size of the compiled Jacobian problem, n = 1000.
 TANH_LAYER_SIZE = 1000
@@ -57,15 +60,15 @@ def compiled_factory(transform: Callable[[Any], Callable], inputs: Callable[[], 
 
 
 def compiled_problem(name: str, title: str, compiled: Factory, base: dict[str, Factory],
-                     numpy: str = "dualad", **fields: Any) -> Problem:
+                     numpy: str = "dualad", jit: str = "jax.jit", **fields: Any) -> Problem:
     """A problem of the ``compiled`` group: ``dualad_gpu`` is ``compiled``; the primal
-    and ``jax.jit`` are ``base``'s, ``dualad-numpy`` is ``base[numpy]`` (``base``: the
-    factories of the uncompiled problem of the same function). ``fields`` go to
-    :class:`Problem`."""
+    is ``base``'s, ``jax.jit`` is ``base[jit]``, ``dualad-numpy`` is ``base[numpy]``
+    (``base``: the factories of the uncompiled problem of the same function).
+    ``fields`` go to :class:`Problem`."""
     return Problem(
         name=name, title=title,
         factories={"primal": base["primal"], "dualad_gpu": compiled,
-                   "jax.jit": base["jax.jit"], "dualad-numpy": base[numpy]},
+                   "jax.jit": base[jit], "dualad-numpy": base[numpy]},
         own=("dualad_gpu",), versus="jax.jit", group="compiled", **fields)
 
 
@@ -93,7 +96,7 @@ def compiled_jvp_sum_sin_exp(n: int = 10**6) -> Problem:
                                 lambda: sum_sin_exp_inputs(n)[:2],
                                 lambda: sum_sin_exp_inputs(n)[2:], "dualad_gpu.jvp")
     return compiled_problem(
-        "compiled_jvp_sum_sin_exp",
+        "compiled_jvp_sum_sin_exp" + ("" if n == 10**6 else f"_{n:.0e}".replace("e+0", "e")),
         f"jvp sum(sin(x)exp(-x^2)+log1p(x^2)), n={n:.0e}".replace("e+0", "e"), compiled,
         jvp_sum_sin_exp(n).factories, target=None, versus_target=1.15)
 
@@ -131,7 +134,8 @@ def compiled_helmholtz(n: int = 50) -> Problem:
                                 rtol=1e-11, scaled=True)
     return compiled_problem(
         f"compiled_helmholtz_{n}", f"grad helmholtz, n={n}", compiled,
-        helmholtz_problem(n).factories, numpy="dualad-rev", target=1.96, reference={"jax.jit": 1.8})
+        helmholtz_problem(n).factories, numpy="dualad-rev", target=1.96,
+        reference={"jax.jit": 1.8})
 
 
 # -- 5: per-call overhead of a compiled 2-variable gradient ---------------------------
@@ -147,3 +151,31 @@ def compiled_grad_textbook() -> Problem:
     return compiled_problem(
         "compiled_grad_textbook", "grad ln(x1)+x1*x2-sin(x2), per call", compiled,
         jacfwd_textbook().factories, target=None)
+
+
+# -- 6: the forward Laplacian of a tanh MLP --------------------------------------------
+
+
+def compiled_laplacian_mlp() -> Problem:
+    """:func:`~dualad.bench.taylor.mlp`'s Laplacian by ``dualad_gpu.laplacian`` (the
+    collapsed forward Laplacian), against ``jax.jit`` of JAX's Hessian trace; no target."""
+    f, x, reference = laplacian_case()
+    compiled = compiled_factory(lambda dg: dg.laplacian(f), lambda: (x,), reference,
+                                "dualad_gpu.laplacian", rtol=1e-9)
+    return compiled_problem("compiled_laplacian_mlp", f"Laplacian of a tanh MLP, D={x.size}",
+                            compiled, laplacian_problem().factories, jit="jax-hessian",
+                            target=None)
+
+
+# -- the same at an accelerator's sizes ----------------------------------------------
+
+
+def device_problems() -> list[Problem]:
+    """The group ``device`` (run on request, ``--only device``): the compiled problems
+    at the sizes an accelerator is made for, to run where JAX has a GPU. Their names
+    begin with ``device_`` instead of ``compiled_``."""
+    problems = [compiled_jacfwd_tanh(4000), compiled_jvp_sum_sin_exp(10**7),
+                compiled_hessian_rosenbrock(1000), compiled_helmholtz(1000),
+                compiled_laplacian_mlp(), compiled_grad_textbook()]
+    return [replace(p, name=p.name.replace("compiled_", "device_", 1), group="device")
+            for p in problems]

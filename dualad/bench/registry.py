@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .compiled import (compiled_grad_textbook, compiled_helmholtz, compiled_hessian_rosenbrock,
-                       compiled_jacfwd_tanh, compiled_jvp_sum_sin_exp)
+                       compiled_jacfwd_tanh, compiled_jvp_sum_sin_exp, compiled_laplacian_mlp,
+                       device_problems)
 from .core import Problem
 from .forward import BATCH_SIZES, JVP_SIZES, jacfwd_textbook, jvp_batched, jvp_sum_sin_exp
 from .inline import INLINE_PROBLEMS
@@ -27,7 +28,8 @@ PROBLEMS: dict[str, Problem] = {p.name: p for p in (
     *map(jacfwd_tanh, JACOBIAN_SIZES), *map(jacrev_tanh, JACOBIAN_SIZES),
     *map(jacfwd_chunk, CHUNK_SIZES),
     compiled_jacfwd_tanh(), compiled_jvp_sum_sin_exp(), compiled_hessian_rosenbrock(),
-    compiled_helmholtz(), compiled_grad_textbook(), *SPARSE_PROBLEMS, jvp_fft(),
+    compiled_helmholtz(), compiled_grad_textbook(), compiled_laplacian_mlp(),
+    *device_problems(), *SPARSE_PROBLEMS, jvp_fft(),
     grad_power_spectrum(), *SCIPY_SOLVER_PROBLEMS, *TAYLOR_PROBLEMS,
     laplacian_problem(), laplacian_sparse_problem(), *PARALLEL_PROBLEMS)}
 
@@ -44,6 +46,8 @@ GROUPS: dict[str, str] = {
                          "memory",
     "compiled": "Compiled: dualad_gpu (dualad's transforms under jax.jit) against "
                 "jax.jit of JAX's transforms",
+    "device": "Compiled at an accelerator's sizes: dualad_gpu against jax.jit (run where "
+              "JAX has a GPU)",
     "sparse_bratu": "Sparse Jacobian of the 1-D Bratu residual (tridiagonal, 3 colours)",
     "sparse_brusselator": "Sparse Jacobian of the 2-D Brusselator's rhs(t, y), argnums=1 "
                           "(n = 2N^2, 8 colours)",
@@ -71,7 +75,8 @@ GROUPS: dict[str, str] = {
 #: The groups ``python -m dualad bench`` runs only when asked (``--only GROUP`` or
 #: ``--all``): peer-heavy sweeps, about a minute each, that would take the
 #: default run past two minutes.
-ON_REQUEST: tuple[str, ...] = ("jvp_batched", "jacfwd_tanh", "jacrev_tanh", "jacfwd_chunk_size",
+ON_REQUEST: tuple[str, ...] = ("device", "jvp_batched", "jacfwd_tanh", "jacrev_tanh",
+                               "jacfwd_chunk_size",
                                "sparse_bratu", "sparse_brusselator", "sparse_brusselator_solve",
                                "sparse_rosenbrock", "sparse_laplacian", "spectral",
                                "scipy_ivp", "scipy_root", "taylor_elementwise",
@@ -162,6 +167,13 @@ GROUP_NOTES: dict[str, tuple[str, ...]] = {
         "The tanh primal is an OpenBLAS W @ x, slowed by XLA's threads on few cores: "
         "OPENBLAS_NUM_THREADS=1",
         "steadies its ratio (not its target, which is against jax.jit).",
+    ),
+    "device": (
+        "As 'compiled', at n = 4000 (jacfwd), 10^7 (jvp), 1000 (hessian, helmholtz): the "
+        "compiled sides run on",
+        "JAX's default device (a GPU where there is one), the primal and dualad-numpy on the "
+        "CPU. The laplacian's jax.jit",
+        "is JAX's Hessian trace. The targets are the CPU's, for comparison.",
     ),
     "sparse_bratu": (
         *_SPARSE_COLUMNS,

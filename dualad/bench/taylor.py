@@ -116,16 +116,21 @@ def mlp(x, weights, xp=np):
     return (weights[-1] @ h)[0]
 
 
+def laplacian_case() -> tuple[Callable, np.ndarray, Callable[[], float]]:
+    """:func:`mlp` with its weights, the point, and the reference Laplacian there (the
+    trace of nested ``jacfwd``, uncompiled and not replayed), a function."""
+    f = functools.partial(mlp, weights=_mlp_weights())
+    x = np.random.default_rng(3).normal(size=LAPLACIAN_D)
+    return f, x, lambda: np.trace(
+        dualad.jacfwd(dualad.jacfwd(f, replay=False), replay=False)(x))
+
+
 def laplacian_problem() -> Problem:
     """Δf of :func:`mlp` at one point: the collapsed forward Laplacian (dualad), beside
     the trace of dualad's Hessian, ``jax.jit`` of JAX's Hessian trace and ``jax.jit``
     of JAX's ``jet`` along the D unit directions (``vmap``)."""
-    weights = _mlp_weights()
-    x = np.random.default_rng(3).normal(size=LAPLACIAN_D)
-    f = functools.partial(mlp, weights=weights)
-
-    def reference():
-        return np.trace(dualad.jacfwd(dualad.jacfwd(f, replay=False), replay=False)(x))
+    f, x, reference = laplacian_case()
+    weights = f.keywords["weights"]
 
     def jax_factory(kind: str):
         def factory():
