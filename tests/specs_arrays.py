@@ -10,6 +10,8 @@ from dataclasses import replace
 import numpy as np
 from specs import GAP, Spec, jnp, near_integer, small, ties
 
+from dualad.rules.calculus import CROSS_OF_2_VECTORS
+
 
 def increasing(lo: float = 0.3, hi: float = 1.0):
     """Coordinates increasing along the last axis by steps uniform in [lo, hi]."""
@@ -148,8 +150,8 @@ CALCULUS = [
     Spec("cross", lambda a, b: (np.cross(a, b, axisa=0, axisc=0), np.cross(a, b.T, axis=0)),
          (((3, 4), (4, 3)),), variant="axes",
          jax=lambda a, b: (jnp.cross(a, b, axisa=0, axisc=0), jnp.cross(a, b.T, axis=0))),
-    Spec("cross", _cross_2d, (((4, 2), (3,)), ((3,), (2,)), ((2,), (2,))),
-         variant="2-vectors", jax=lambda a, b: jnp.cross(a, b)),
+    *[Spec("cross", _cross_2d, (((4, 2), (3,)), ((3,), (2,)), ((2,), (2,))),
+           variant="2-vectors", jax=lambda a, b: jnp.cross(a, b))] * CROSS_OF_2_VECTORS,
 ]
 
 # ---------------------------------------------------------------------------
@@ -178,8 +180,8 @@ BUILDING = [
     Spec("dstack", lambda a, b: np.dstack((a, b)),
          (((4,), (4,)), ((3, 2), (3, 2)), ((2, 1, 2), (2, 1, 1))),
          jax=lambda a, b: jnp.dstack((a, b))),
-    Spec("row_stack", _row_stack, (((3,), (3,)), ((2, 3), (3,))),
-         jax=lambda a, b: jnp.vstack([a, b])),
+    *[Spec("row_stack", _row_stack, (((3,), (3,)), ((2, 3), (3,))),
+           jax=lambda a, b: jnp.vstack([a, b]))] * hasattr(np, "row_stack"),  # gone in 2.5
     Spec("hsplit", lambda x: (np.hsplit(x, 2), np.hsplit(x, [1, 3])), (((6,),), ((3, 4),)),
          jax=lambda x: (jnp.hsplit(x, 2), jnp.hsplit(x, [1, 3]))),
     Spec("vsplit", lambda x: np.vsplit(x, [1]), (((3, 4),),),

@@ -1,6 +1,7 @@
 """Differences, interpolation, polynomials and array building (specs_arrays.py):
 every row under dualad_gpu, np.r_/np.c_ on Duals, and the calls refused with a reason."""
 
+import re
 import warnings
 
 import numpy as np
@@ -11,6 +12,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from specs_arrays import ROWS, XP
 
 import dualad
+from dualad.rules.calculus import CROSS_OF_2_VECTORS
 
 jax = pytest.importorskip("jax")
 import dualad_gpu
@@ -142,12 +144,20 @@ def test_interp_with_a_differentiated_period_is_refused():
         dualad.jacfwd(lambda p: np.interp(p * np.ones(2), XP, XP, period=p))(np.array(2.0))
 
 
-def test_cross_and_row_stack_warn_as_numpy():
+def test_cross_of_2_vectors_and_row_stack_as_numpy():
+    """Deprecated in NumPy 2.0 (a warning), removed in 2.5 (an error), in both."""
     a = np.ones((2, 2))
-    with pytest.warns(DeprecationWarning):
-        dualad.jacfwd(lambda a: np.cross(a, a))(a)
-    with pytest.warns(DeprecationWarning, match="row_stack"):
-        dualad.jacfwd(lambda a: np.row_stack([a, a]))(a)
+    if CROSS_OF_2_VECTORS:
+        with pytest.warns(DeprecationWarning):
+            dualad.jacfwd(lambda a: np.cross(a, a))(a)
+    else:
+        with pytest.raises(ValueError) as numpy_error:
+            np.cross(a, a)
+        with pytest.raises(ValueError, match=re.escape(str(numpy_error.value))):
+            dualad.jacfwd(lambda a: np.cross(a, a))(a)
+    if hasattr(np, "row_stack"):
+        with pytest.warns(DeprecationWarning, match="row_stack"):
+            dualad.jacfwd(lambda a: np.row_stack([a, a]))(a)
 
 
 def test_linspace_integer_dtype_has_no_derivative():

@@ -177,7 +177,7 @@ def _dstack(tup):
     return _concatenate([_atleast(3, _operand(v)) for v in tup], axis=2)
 
 
-if hasattr(np, "row_stack"):  # deprecated in NumPy 2.0: warns as NumPy does
+if hasattr(np, "row_stack"):  # deprecated in NumPy 2.0 (warns as NumPy does), removed in 2.5
     @implements(np.row_stack)
     def _row_stack(tup, *, dtype=None, casting="same_kind"):
         warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.",

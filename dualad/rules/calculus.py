@@ -411,17 +411,24 @@ def _kron(a, b):
     return reshape(product, shape=tuple(p * q for p, q in zip(sa, sb)))
 
 
+#: Whether this NumPy's cross product takes 2-vectors (deprecated in 2.0, gone in 2.5).
+CROSS_OF_2_VECTORS = np.lib.NumpyVersion(np.__version__) < "2.5.0"
+
+
 @implements(np.cross)
 def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = _operand(a), _operand(b)
-    a = _moveaxis(a, normalize_axis(axisa, len(shape_of(a))), -1)
-    b = _moveaxis(b, normalize_axis(axisb, len(shape_of(b))), -1)
+    shapes = shape_of(a), shape_of(b)
+    a = _moveaxis(a, normalize_axis(axisa, len(shapes[0])), -1)
+    b = _moveaxis(b, normalize_axis(axisb, len(shapes[1])), -1)
     na, nb = shape_of(a)[-1], shape_of(b)[-1]
-    if na not in (2, 3) or nb not in (2, 3):
-        raise ValueError("incompatible dimensions for cross product\n"
-                         "(dimension must be 2 or 3)")
+    sizes = (2, 3) if CROSS_OF_2_VECTORS else (3,)
+    if na not in sizes or nb not in sizes:
+        np.cross(*map(np.zeros, shapes), axisa, axisb, axisc)  # NumPy's own error
+        raise ValueError("incompatible dimensions for cross product\n(dimension must be "
+                         + " or ".join(map(str, sizes)) + ")")
     if na == 2 or nb == 2:
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
                       "3-dimensional vectors instead. (deprecated in NumPy 2.0)",

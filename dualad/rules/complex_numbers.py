@@ -146,7 +146,7 @@ COMPLEX_FUNCTIONS.update({
     np.concatenate, np.copy, np.delete, np.diag, np.diagflat, np.diagonal, np.dsplit,
     np.dstack, np.expand_dims, np.extract, np.flip, np.fliplr, np.flipud, np.hsplit,
     np.hstack, np.insert, np.meshgrid, np.ix_, np.moveaxis, np.pad, np.ravel, np.repeat,
-    np.reshape, np.resize, np.roll, np.rollaxis, np.rot90, np.row_stack, np.split,
+    np.reshape, np.resize, np.roll, np.rollaxis, np.rot90, np.split,
     np.squeeze, np.stack, np.swapaxes, np.take, np.take_along_axis, np.tile, np.transpose,
     np.tril, np.triu, np.unstack, np.vsplit, np.vstack, np.where, np.select,
     np.matrix_transpose, _ln.matrix_transpose, _ln.diagonal, np.trim_zeros, np.sort,
@@ -166,3 +166,5 @@ COMPLEX_FUNCTIONS.update({
     # functions of functions: their inner calls are checked
     np.apply_along_axis, np.apply_over_axes, np.piecewise,
 })
+if hasattr(np, "row_stack"):  # removed in NumPy 2.5
+    COMPLEX_FUNCTIONS.add(np.row_stack)
