@@ -63,7 +63,8 @@ def _ram() -> int | None:
 
 def metadata(prog: str, argv: Sequence[str] | None) -> dict:
     """The command (``prog`` and ``argv``, by default this process's arguments after
-    ``prog``'s), the commit, the machine, the Python and the libraries of this process."""
+    ``prog``'s), the commit, the machine (and the accelerator the compiled problems ran
+    on), the Python and the libraries of this process."""
     from ..replay import REPLAY_BY_DEFAULT
 
     commit = _git("rev-parse", "HEAD")
@@ -85,12 +86,23 @@ def metadata(prog: str, argv: Sequence[str] | None) -> dict:
         "machine": {"name": platform.node(), "arch": platform.machine(), "cpu": _cpu(),
                     "num_cpu": os.cpu_count(), "os": f"{platform.system()} {platform.release()}",
                     "ram": _ram()},
+        "accelerator": _accelerator(),
         "python": platform.python_version(),
         "libraries": versions,
         "replay": REPLAY_BY_DEFAULT,
         "environment": {k: v for k, v in os.environ.items()
                         if k.startswith("DUALAD_") or k.endswith("_NUM_THREADS")},
     }
+
+
+def _accelerator() -> str | None:
+    """The kind of JAX's default device where that is not the CPU (the compiled problems
+    ran on it), when the run imported jax; else None."""
+    jax = sys.modules.get("jax")
+    if jax is None:
+        return None
+    device = jax.devices()[0]
+    return None if device.platform == "cpu" else device.device_kind
 
 
 def _arguments(prog: str, argv: Sequence[str] | None) -> list[str]:
