@@ -146,10 +146,11 @@ ROWS: list[Spec] = [
                         jax_signed(jnp.linalg.svd(lower(a, jnp), hermitian=True)[0]),
                         jax_signed(jnp.linalg.svd(lower(a, jnp), hermitian=True)[2].mT))),
     # eig, eigvals: real spectra
-    Spec("linalg.eigvals", np.linalg.eigvals, MATRIX, real_spectrum, rtol=1e-5,
-         jax=lambda a: _jax_eig(a)[0]),
-    Spec("linalg.eig", lambda a: (np.linalg.eig(a).eigenvalues,
-                                  signed_vectors(np.linalg.eig(a).eigenvectors)),
+    # (np.real: NumPy 2.5's values are complex, whatever the spectrum)
+    Spec("linalg.eigvals", lambda a: np.real(np.linalg.eigvals(a)), MATRIX, real_spectrum,
+         rtol=1e-5, jax=lambda a: _jax_eig(a)[0]),
+    Spec("linalg.eig", lambda a: (np.real(np.linalg.eig(a).eigenvalues),
+                                  signed_vectors(np.real(np.linalg.eig(a).eigenvectors))),
          MATRIX, real_spectrum, rtol=1e-5, avoid=lambda a: small(np.linalg.eig(a)[1][..., :1, :]),
          jax=lambda a: (_jax_eig(a)[0], jax_signed(_jax_eig(a)[1]))),
     # pinv

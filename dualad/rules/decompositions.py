@@ -423,16 +423,20 @@ def _pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
 # -Re(v_jᴴ u_j) - i·Im(u_kj)/v_kj (k: the largest component of v_j) keeping each
 # column as LAPACK's geev leaves it, of unit norm with its largest component
 # real (JAX's rule; JAX differentiates the vectors only with
-# enable_eigvec_derivs=True). Real matrices whose eigenvalues are complex give
-# complex values, as NumPy. Repeated eigenvalues give inf/nan vectors' tangents.
+# enable_eigvec_derivs=True). The values' dtype is NumPy's: complex from NumPy
+# 2.5 on; before, real where every eigenvalue of a real matrix is real.
+# Repeated eigenvalues give inf/nan vectors' tangents.
 # ---------------------------------------------------------------------------
+
+#: Whether np.linalg.eig and eigvals return complex arrays whatever the values (NumPy 2.5).
+EIG_ALWAYS_COMPLEX = np.linalg.eigvals(np.eye(1)).dtype.kind == "c"
 
 
 def _eig_jax(part):
     def kernel(a):
         import jax.numpy as jnp
         out = jnp.linalg.eig(a)[part] if part is not None else jnp.linalg.eigvals(a)
-        if jnp.iscomplexobj(a):
+        if jnp.iscomplexobj(a) or EIG_ALWAYS_COMPLEX:
             return out
         # NumPy's dtype depends on the values, unknown while tracing: a real matrix
         # keeps real values, and a complex spectrum gives nan.

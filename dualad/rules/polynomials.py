@@ -25,10 +25,11 @@ import numpy as np
 from ..dual import primal_value
 from ..primitive import Boxed, Primitive, implements
 from .calculus import _cast, _convolve, _dtype, _operand
-from .elementwise import sqrt
+from .elementwise import equal, sqrt, where
 from .linalg import matmul, solve
+from .linalg_complex import imag, real
 from .reductions import sum_
-from .shape import _concatenate, _transpose, getitem, reshape, shape_of
+from .shape import ON_PRIMAL, _concatenate, _transpose, getitem, reshape, shape_of
 
 
 def _refuse_poly1d(name: str, *args: Any) -> None:
@@ -188,7 +189,7 @@ def _poly(seq_of_zeros):
     zeros = _vector(seq_of_zeros)
     shape = shape_of(zeros)
     if len(shape) == 2 and shape[0] == shape[1] and shape[0] != 0:
-        zeros = np.linalg.eigvals(zeros)
+        zeros = _eigenvalues_real_where_real(zeros)
     elif len(shape) == 1:
         dtype = np.dtype(np.mintypecode(_dtype(zeros).char))
         zeros = _cast(zeros, dtype)
@@ -217,7 +218,20 @@ def _companion_eigenvalues(p):
     first = -getitem(p, index=(slice(1, None),)) / getitem(p, index=(0,))
     companion = _concatenate([reshape(first, shape=(1, size - 1)),
                               np.eye(size - 2, size - 1, dtype=_dtype(first))])
-    return np.linalg.eigvals(companion)
+    return _eigenvalues_real_where_real(companion)
+
+
+def _eigenvalues_real_where_real(a):
+    """``np.linalg.eigvals(a)``, real where ``a`` is real and so is every eigenvalue, as
+    np.roots and np.poly find them (NumPy 2.5's eigvals is complex whatever the values);
+    under ``jax.jit``, where a trace cannot tell, nan where some eigenvalue is complex."""
+    w = np.linalg.eigvals(a)
+    if _dtype(a).kind == "c" or _dtype(w).kind != "c":
+        return w
+    value = _concrete(primal_value(w))
+    if value is None:
+        return where(ON_PRIMAL["all"](equal(imag(w), 0.0)), real(w), np.nan)
+    return real(w) if np.all(value.imag == 0) else w
 
 
 @implements(np.roots)
