@@ -7,9 +7,10 @@ Discrete distributions are differentiated in their continuous parameters, the po
 ``k`` (and the integer ``n``) built inside ``fun``. ``jax=`` is JAX's function, or for
 a method JAX lacks, the same quantity from JAX's others (``sf = 1 - cdf``,
 ``isf(q) = ppf(1 - q)``; gumbel's logpdf, pdf and ppf written out: JAX's raise a
-float0 TypeError when differentiated in scale). multinomial: SciPy replaces the last probability by one minus the others (so
-does the ``jax=`` counterpart, which takes p as given, one row of counts at a time:
-JAX compares the sum of all the counts with n).
+float0 TypeError when differentiated in scale). multinomial: p is normalized first (SciPy
+1.18 gives nan where it does not sum to 1; before, it replaced the last probability by one
+minus the others); the ``jax=`` counterpart takes one row of counts at a time (JAX
+compares the sum of all the counts with n).
 
 Rows whose derivative needs an incomplete gamma function in its order (chi2.cdf in
 ``df``, gennorm.cdf in ``beta``) are marked "in the order" in their variant; they have
@@ -87,11 +88,6 @@ def _gumbel_density(z, scale):
     float0 TypeError when differentiated in scale (jax 0.10)."""
     logpdf = z - jnp.exp(z) - jnp.log(scale)
     return logpdf, jnp.exp(logpdf)
-
-
-def _last_completed(p):
-    return jnp.concatenate([p[..., :-1], 1.0 - jnp.sum(p[..., :-1], axis=-1, keepdims=True)],
-                           axis=-1)
 
 
 def _shapes(n: int) -> tuple:
@@ -274,15 +270,16 @@ if st is not None:
              jax=lambda alpha: (jst.dirichlet.logpdf(jnp.asarray(_SIMPLEX), alpha),
                                 jst.dirichlet.pdf(jnp.asarray(_SIMPLEX[:, 0]), alpha),
                                 jst.dirichlet.logpdf(jnp.asarray(_SIMPLEX[:2]), alpha))),
+        # (p normalized: SciPy 1.18 gives nan where p does not sum to 1)
         Spec("scipy.stats.multinomial",
-             lambda p: (st.multinomial.logpmf(_COUNTS, 3, p),
-                        st.multinomial.pmf(_COUNTS[0], 3, p)),
+             lambda p: (st.multinomial.logpmf(_COUNTS, 3, p / np.sum(p)),
+                        st.multinomial.pmf(_COUNTS[0], 3, p / np.sum(p))),
              (((3,),),), (0.1, 0.4),
              jax=lambda p: (jnp.stack([jst.multinomial.logpmf(jnp.asarray(c, int), 3,
-                                                              _last_completed(p))
+                                                              p / jnp.sum(p))
                                        for c in _COUNTS]),
                             jst.multinomial.pmf(jnp.asarray(_COUNTS[0], int), 3,
-                                                _last_completed(p)))),
+                                                p / jnp.sum(p)))),
         # -- statistics ---------------------------------------------------------------
         Spec("scipy.stats.sem",
              lambda x: (st.sem(x), st.sem(x, axis=None), st.sem(x, axis=-1, ddof=0),

@@ -5,6 +5,8 @@ frozen distributions, keyword variants and the calls that raise."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
@@ -213,14 +215,27 @@ def test_dirichlet_conventions():
         tangent(lambda a: st.dirichlet(a).logpdf(x), alpha)  # SciPy's constructor converts
 
 
-def test_multinomial_replaces_the_last_probability():
+def test_multinomial_values_and_the_last_probability_as_scipy():
+    """Before SciPy 1.18 p[-1] is replaced by 1 - the others (its derivative is 0); from
+    1.18 on it counts, and a p off the simplex gives nan."""
+    from dualad.rules.scipy_distributions import _multinomial_completes_the_last_probability
     counts = np.array([[1.0, 2.0, 0.0], [1.0, 1.0, 0.0], [-1.0, 4.0, 0.0]])
     p = np.array([0.2, 0.5, 0.3])
     value, t = tangent(lambda p: st.multinomial.logpmf(counts, 3, p), p,
                        np.array([0.0, 0.0, 1.0]))
     assert_allclose(value, st.multinomial.logpmf(counts, 3, p), rtol=1e-12)
     assert value[1] == -np.inf and value[2] == -np.inf  # sum != n; negative count
-    assert_array_equal(t, 0.0)  # SciPy ignores p[-1]
+    if _multinomial_completes_the_last_probability():
+        assert_array_equal(t, 0.0)  # SciPy ignores p[-1]
+    else:
+        assert_allclose(t[0], 0.0)  # (x[-1] = 0: log p[-1] weighs nothing)
+        assert_allclose(tangent(lambda p: st.multinomial.logpmf([1, 1, 1], 3, p), p,
+                                np.array([0.0, 0.0, 1.0]))[1], 1 / 0.3, rtol=1e-12)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            off = np.array([0.2, 0.5, 0.4])
+            assert np.isnan(tangent(lambda p: st.multinomial.logpmf(counts[0], 3, p), off)[0])
+            assert np.isnan(st.multinomial.logpmf(counts[0], 3, off))
     value, t = tangent(lambda p: st.multinomial.pmf(counts[0], 3, p), p)
     assert_allclose(value, st.multinomial.pmf(counts[0], 3, p), rtol=1e-12)
 

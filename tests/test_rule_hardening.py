@@ -333,8 +333,8 @@ def test_det_at_singular_matrices(name):
     gradient = dualad.jacfwd(lambda m: np.sum(f(m)))
     for mode in ours:
         expected = theirs[mode]
-        if np.any(np.isnan(expected)):  # JAX's Hessian is nan at some singular matrices
-            expected = central_difference(gradient, a)
+        if mode in HESSIAN_MODES:  # JAX's Hessian at singular matrices: nan (0.10)
+            expected = central_difference(gradient, a)  # or 0 at rank n - 2 (0.12): wrong
         assert_allclose(ours[mode], expected, rtol=1e-8, atol=1e-8 * scale, err_msg=mode)
 
 

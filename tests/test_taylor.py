@@ -115,6 +115,8 @@ def test_rows_against_jax_jet(spec):
                 theirs = theirs_at(tuple(args), series)
         except (NotImplementedError, KeyError, TypeError, ValueError):
             pytest.skip("JAX's jet has no rule for a primitive of this row")
+        except AttributeError:  # JAX 0.12's jet, on some primitives and custom_jvp
+            pytest.skip("JAX's jet fails on this row (an AttributeError inside it)")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ours = jet(spec.fun, tuple(args), series)

@@ -18,6 +18,7 @@ binom/nbinom in ``n``) are those of scipy.special's rule (a TypeError where it h
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -44,6 +45,7 @@ from .elementwise import (
 )
 from .scipy_functions import scipy_rule
 from .scipy_stats import register_distribution
+from .shape import ON_PRIMAL
 
 _LOG2 = math.log(2.0)
 _LOG_PI = math.log(math.pi)
@@ -275,19 +277,40 @@ def _dirichlet_pdf(self, x, alpha):
     return exp(_dirichlet_logpdf(self, x, alpha))
 
 
+@functools.cache
+def _multinomial_completes_the_last_probability() -> bool:
+    """Whether SciPy's multinomial replaces p[-1] by 1 - the sum of the others (before
+    SciPy 1.18) rather than giving nan where p does not sum to 1: asked of SciPy, once."""
+    import warnings
+
+    from scipy.stats import multinomial
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return not np.isnan(multinomial.logpmf([1, 1], 2, [0.5, 0.6]))
+
+
 def _multinomial_logpmf(self, x, n, p):
-    """SciPy's: the last probability replaced by 1 - the sum of the others (so ∂p[-1]
-    = 0), -inf where the counts are not nonnegative integers summing to n."""
+    """SciPy's: -inf where the counts are not nonnegative integers summing to n. Before
+    SciPy 1.18 the last probability is replaced by 1 - the sum of the others (so ∂p[-1]
+    = 0); from 1.18 on, p must sum to 1 (to 10 ulps) and lie in [0, 1], else nan."""
     p = as_operand(p)
-    p = np.concatenate([p[..., :-1], 1.0 - np.sum(p[..., :-1], axis=-1, keepdims=True)],
-                       axis=-1)
+    bad = False
+    if _multinomial_completes_the_last_probability():
+        p = np.concatenate([p[..., :-1], 1.0 - np.sum(p[..., :-1], axis=-1, keepdims=True)],
+                           axis=-1)
+    else:
+        eps = np.finfo(np.result_type(primal_value(p).dtype, np.float32)).eps * 10
+        any_ = ON_PRIMAL["any"]  # (traced values too)
+        bad = (greater(absolute(1.0 - np.sum(p, axis=-1)), eps)
+               | any_(less(p, 0.0), axis=-1) | any_(greater(p, 1.0), axis=-1)
+               | less(primal_value(as_operand(n)), 0))
     x = primal_value(as_operand(x)) + 0.0
     n = primal_value(as_operand(n)) + 0.0
     good = np.all(equal(floor(x), x) & greater_equal(x, 0.0), axis=-1) & equal(
         np.sum(x, axis=-1), n)
     gammaln = _sc().gammaln
     out = gammaln(n + 1.0) + np.sum(_sc().xlogy(x, p) - gammaln(x + 1.0), axis=-1)
-    return where(good, out, -np.inf)
+    return where(bad, np.nan, where(good, out, -np.inf))
 
 
 def _multinomial_pmf(self, x, n, p):

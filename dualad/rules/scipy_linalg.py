@@ -7,6 +7,7 @@ triangular solve. The dispatchers that route SciPy's functions here are those of
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -117,11 +118,21 @@ def _solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite
                             lower=bool(lower), unit_diagonal=bool(unit_diagonal))
 
 
+@functools.cache
+def _cho_factor_keeps_the_other_triangle() -> bool:
+    """Whether SciPy's cho_factor leaves a's entries in the other triangle (before SciPy
+    1.18), rather than zeros (1.18): asked of SciPy itself, once."""
+    from scipy.linalg import cho_factor
+    return bool(cho_factor(np.array([[2.0, 1.0], [1.0, 2.0]]), lower=True)[0][0, 1])
+
+
 @scipy_rule("scipy.linalg", "cho_factor")
 def _cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
-    # LAPACK's factor in one triangle, a's own entries in the other (as SciPy returns).
+    # LAPACK's factor in one triangle, in the other a's own entries or zeros, as SciPy
     a = as_operand(a)
     factor = np.linalg.cholesky(a, upper=not lower)
+    if not _cho_factor_keeps_the_other_triangle():
+        return factor, lower
     return where(_triangle(shape_of(a)[-1], lower, False), factor, a), lower
 
 
