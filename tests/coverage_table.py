@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.metadata
 import inspect
 import json
 import sys
@@ -47,6 +48,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from specs import SPECS, jet_order, target  # noqa: E402
 
 OUTPUT = Path(__file__).parent.parent / "docs" / "data" / "coverage.json"
+#: The table's entry naming the versions of the libraries it was computed with.
+VERSIONS = "_versions"
 
 #: Module -> where JAX has its counterpart (the same name).
 MODULES = {
@@ -242,6 +245,7 @@ def compute() -> dict:
                 entry["jet"] = bool(specs) and all(jet_order(s) >= 3 for s in specs)
             entries[name] = entry
         table[module_name] = entries
+    table[VERSIONS] = {lib: importlib.metadata.version(lib) for lib in ("numpy", "scipy", "jax")}
     return table
 
 
