@@ -323,6 +323,24 @@ SINGULAR = {
 }
 
 
+def test_derivatives_of_det_above_its_degree_are_zero_at_singular_matrices():
+    """det of an n x n matrix is a polynomial of degree n: along any line its derivatives
+    above n vanish, and the n-th is n!·det(D). Through the SVD, the zero singular value's
+    rounding made the 4th derivative of a 3 x 3 one -2e-4 (NumPy 2.4) or -2e-2 (2.5)."""
+    for name in ("3x3 rank 2", "3x3 rank 1", "zeros"):
+        a = SINGULAR[name]
+        d = np.random.default_rng(6).normal(size=(3, 3))
+        g = lambda t: np.linalg.det(a + d * t)
+        derivatives = []
+        for _ in range(5):
+            g = dualad.derivative(g, replay=False)
+            derivatives.append(float(g(0.0)))
+        assert_allclose(derivatives[2], 6 * np.linalg.det(d), rtol=1e-12)
+        assert derivatives[3:] == [0.0, 0.0], name
+        terms = dualad.jet(np.linalg.det, (a,), ([d] + [np.zeros((3, 3))] * 4,))[1]
+        assert_allclose([float(t) for t in terms], derivatives, rtol=1e-12, atol=1e-15)
+
+
 @pytest.mark.parametrize("name", list(SINGULAR))
 def test_det_at_singular_matrices(name):
     a = SINGULAR[name]

@@ -466,10 +466,32 @@ def _adjugate_kernel(a):
     return sign[..., None, None] * adj
 
 
+def _adjugate_jvp_polynomial(a, e):
+    """d adj(A)[E] from Faddeev–LeVerrier's recursion, adj(A) = (-1)^(n+1) M_n with
+    M_1 = I, M_k = A M_(k-1) + c_k I, c_k = -tr(A M_(k-1))/(k-1): a polynomial in A and
+    E, so that differentiating it again is exact at singular matrices too (through the
+    SVD, the rounding of the zero singular value comes back amplified)."""
+    n = shape_of(a)[-1]
+    eye = np.eye(n)
+    m, dm = eye, np.zeros((n, n))
+    for k in range(1, n):
+        c = -_trace(matmul(a, m)) / k
+        dc = -(_trace(matmul(e, m)) + _trace(matmul(a, dm))) / k
+        m, dm = (matmul(a, m) + multiply(c, eye),
+                 matmul(e, m) + matmul(a, dm) + multiply(dc, eye))
+    return dm if n % 2 else negative(dm)
+
+
+def _trace(x):
+    """The traces of a stack of matrices, shaped to scale the matrices (..., 1, 1)."""
+    diagonal = getitem(x, index=(Ellipsis,) + (np.arange(shape_of(x)[-1]),) * 2)
+    return sum_(diagonal, axis=(-1,), keepdims=True)[..., None]
+
+
 def _adjugate_jvp(primals, tangents, ans):
     a, e = primals[0], tangents[0]
-    # On a Dual (a derivative of third order), np.linalg.svd and the rest below are
-    # the rule table's: the formula is differentiated again.
+    if primal_value(a) is not a:  # a Dual: this formula is differentiated again
+        return _adjugate_jvp_polynomial(a, e)
     u, s, v, sign = _svd(a)
     sign = primal_value(sign)  # ±1: locally constant
     n = s.shape[-1]
