@@ -7,8 +7,10 @@ doctest (``--doctest-modules``).
 """
 
 import fcntl
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -28,6 +30,30 @@ pytest.importorskip("sphinx", reason="the docs extra is part of the test extra")
 pytestmark = pytest.mark.xdist_group("docs")
 
 
+def sphinx(*args: str, log: Path, tries: int = 2) -> int:
+    """Run sphinx-build with ``args``, its output to the file ``log``; its exit status.
+
+    Not through pipes, and every process it leaves is killed: sphinxcontrib-katex starts
+    a node server that inherits sphinx's output, stopped at exit, which a failed start
+    skips (a pipe then stays open and the test waits forever, as a CI run once did).
+    That start can fail on a loaded machine (it connects once the socket file exists,
+    maybe before the server listens: ConnectionRefusedError): the build is run again."""
+    with open(log, "w", encoding="utf-8") as out:
+        build = subprocess.Popen([sys.executable, "-m", "sphinx", *args], stdout=out,
+                                 stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            status = build.wait(timeout=1200)
+        finally:
+            try:
+                os.killpg(build.pid, signal.SIGKILL)  # (sphinx's session: what it left)
+            except ProcessLookupError:
+                pass
+    text = log.read_text(encoding="utf-8", errors="replace")
+    if status and tries > 1 and "katex" in text and "ConnectionRefusedError" in text:
+        return sphinx(*args, log=log, tries=tries - 1)
+    return status
+
+
 @pytest.fixture(scope="module")
 def html(tmp_path_factory, worker_id) -> Path:
     """The docs built once per test run: xdist's workers share the build (a file lock)."""
@@ -37,13 +63,11 @@ def html(tmp_path_factory, worker_id) -> Path:
     with open(shared / "docs-html.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not built.exists():
-            build = subprocess.run(
-                [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-                 str(DOCS), str(out)],
-                capture_output=True, text=True)
-            log = "\n".join(line for line in (build.stdout + build.stderr).splitlines()
+            status = sphinx("-W", "--keep-going", "-q", "-b", "html", str(DOCS), str(out),
+                            log=shared / "docs-html.log")
+            log = "\n".join(line for line in (shared / "docs-html.log").read_text().splitlines()
                             if "IPKernelApp" not in line and "traitlets" not in line)
-            assert build.returncode == 0, f"sphinx-build -W failed:\n{log[-6000:]}"
+            assert status == 0, f"sphinx-build -W failed:\n{log[-6000:]}"
             built.touch()
     return out
 
@@ -189,10 +213,9 @@ def test_dollar_math_and_amsmath_environments_render_offline(tmp_path):
 
         Equation {eq}`taylor` is numbered.
         """), encoding="utf-8")
-    build = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", "-c", str(DOCS),
-         str(tmp_path / "src"), str(tmp_path / "html")], capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout + build.stderr
+    status = sphinx("-W", "-q", "-b", "html", "-c", str(DOCS), str(tmp_path / "src"),
+                    str(tmp_path / "html"), log=tmp_path / "log")
+    assert status == 0, (tmp_path / "log").read_text()
     page = (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
     maths = re.findall(r"<math\b.*?</math>", page, re.S)
     assert len(maths) == 3, maths
