@@ -471,9 +471,9 @@ def _adjugate_jvp_polynomial(a, e):
     M_1 = I, M_k = A M_(k-1) + c_k I, c_k = -tr(A M_(k-1))/(k-1): a polynomial in A and
     E, so that differentiating it again is exact at singular matrices too (through the
     SVD, the rounding of the zero singular value comes back amplified)."""
-    n = shape_of(a)[-1]
-    eye = np.eye(n)
-    m, dm = eye, np.zeros((n, n))
+    n, dtype = shape_of(a)[-1], primal_value(a).dtype
+    eye = np.eye(n, dtype=dtype)
+    m, dm = eye, np.zeros((n, n), dtype)
     for k in range(1, n):
         c = -_trace(matmul(a, m)) / k
         dc = -(_trace(matmul(e, m)) + _trace(matmul(a, dm))) / k
