@@ -13,6 +13,7 @@ eigenvectors' tangents have ``Im(vᵢᴴ dvᵢ) = 0``, JAX's choice of phase.
 
 from __future__ import annotations
 
+import functools
 import string
 
 import numpy as np
@@ -415,10 +416,17 @@ inv = Primitive(
 register_function(np.linalg.inv, inv)
 
 
+def _trace_of_product(a, b, keepdims: bool = False):
+    """tr(A B) = Σ_ij A_ij B_ji over the last two axes, for every seed (``keepdims``:
+    shaped (..., 1, 1), to scale matrices)."""
+    product = multiply(_swapaxes(a, -1, -2), b)
+    last_two = (product.ndim - 2, product.ndim - 1)
+    return sum_(product, axis=last_two, keepdims=keepdims)
+
+
 def _trace_of_inverse_times(a, ta):
     """tr(A⁻¹ dA) for every seed: the derivative of log|det A|."""
-    last_two = (ta.ndim - 2, ta.ndim - 1)
-    return sum_(multiply(_swapaxes(inv(a), -1, -2), ta), axis=last_two, keepdims=False)
+    return _trace_of_product(inv(a), ta)
 
 
 def _nearly_singular(a) -> bool:
@@ -474,18 +482,12 @@ def _adjugate_jvp_polynomial(a, e):
     n, dtype = shape_of(a)[-1], primal_value(a).dtype
     eye = np.eye(n, dtype=dtype)
     m, dm = eye, np.zeros((n, n), dtype)
+    trace = functools.partial(_trace_of_product, keepdims=True)
     for k in range(1, n):
-        c = -_trace(matmul(a, m)) / k
-        dc = -(_trace(matmul(e, m)) + _trace(matmul(a, dm))) / k
+        c, dc = -trace(a, m) / k, -(trace(e, m) + trace(a, dm)) / k
         m, dm = (matmul(a, m) + multiply(c, eye),
                  matmul(e, m) + matmul(a, dm) + multiply(dc, eye))
     return dm if n % 2 else negative(dm)
-
-
-def _trace(x):
-    """The traces of a stack of matrices, shaped to scale the matrices (..., 1, 1)."""
-    diagonal = getitem(x, index=(Ellipsis,) + (np.arange(shape_of(x)[-1]),) * 2)
-    return sum_(diagonal, axis=(-1,), keepdims=True)[..., None]
 
 
 def _adjugate_jvp(primals, tangents, ans):
