@@ -6,6 +6,7 @@ namespace for rules to call.
 """
 
 from . import elementwise, linalg, reductions, shape  # noqa: F401
+from . import determinants  # noqa: E402,F401,I001  (on linalg)
 from . import special  # noqa: E402,F401,I001  (scipy.special's rules: once it is imported)
 from .. import ops as _ops
 from ..dual import Dual as _Dual
@@ -18,8 +19,9 @@ def _fill_ops() -> None:
     ufunc with a rule so far (``x.sin()`` of an object array of Duals)."""
     names = {name: getattr(elementwise, name) for name in elementwise.__all__}
     names.update({name: getattr(linalg, name) for name in (
-        "adjugate", "det", "eigh_vectors", "eigvalsh", "einsum", "inv", "log_abs_det", "matmul",
-        "sign_of_det", "solve")})
+        "eigh_vectors", "eigvalsh", "einsum", "inv", "matmul", "solve")})
+    names.update({name: getattr(determinants, name) for name in (
+        "adjugate", "det", "log_abs_det", "sign_of_det")})
     names.update({name: getattr(reductions, name) for name in (
         "amax", "amin", "cumprod", "cumsum", "l2_norm", "prod", "sum_")})
     names.update({name: getattr(shape, name) for name in (
