@@ -333,6 +333,24 @@ def test_decisions_on_a_float_the_function_reads():
             assert identical(jac(t, X), dualad.jacfwd(f, argnums=1, replay=False)(t, X)), t
 
 
+def test_decisions_inside_a_rule_on_the_values_it_meets():
+    """np.roots, np.poly of a matrix and (NumPy before 2.5) eigvals return real values
+    where every eigenvalue is real, complex otherwise: a decision of the rule on the
+    values, which the replay must guard (recorded on one kind of spectrum, it returned
+    complex derivatives on the other)."""
+    real_roots, complex_roots = np.array([1.0, -3.0, 2.0]), np.array([1.0, 0.0, 1.0])
+    symmetric, rotation = np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([[0.3, -1.2],
+                                                                        [0.9, 0.1]])
+    for f, points in ((lambda p: np.roots(p).real, (real_roots, complex_roots)),
+                      (lambda a: np.abs(np.poly(a)), (symmetric, rotation)),
+                      (lambda a: np.abs(np.linalg.eigvals(a)), (symmetric, rotation))):
+        run_like_the_interpreter(
+            lambda x, f=f: f(x), lambda j: None,
+            transforms={k: TRANSFORMS[k] for k in ("jacfwd", "jacrev", "grad")},
+            calls=20, every=20, engaged=False,
+            args=lambda k, points=points: (points[(k // 5) % 2] + 0.001 * k,))
+
+
 def test_decisions_on_numpy_scalars_that_are_one_object():
     """Comparisons give np.True_ and np.False_, one object each: every operation's
     result is its own (found in a library corpus: lmfit's ``max(1e-15, sigma)``,

@@ -423,8 +423,9 @@ def _pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
 # -Re(v_jᴴ u_j) - i·Im(u_kj)/v_kj (k: the largest component of v_j) keeping each
 # column as LAPACK's geev leaves it, of unit norm with its largest component
 # real (JAX's rule; JAX differentiates the vectors only with
-# enable_eigvec_derivs=True). The values' dtype is NumPy's: complex from NumPy
-# 2.5 on; before, real where every eigenvalue of a real matrix is real.
+# enable_eigvec_derivs=True). The primitives are complex; the functions return
+# NumPy's dtype: complex from NumPy 2.5 on, before it real where every eigenvalue
+# of a real matrix is real (real_where_real).
 # Repeated eigenvalues give inf/nan vectors' tangents.
 # ---------------------------------------------------------------------------
 
@@ -435,14 +436,31 @@ EIG_ALWAYS_COMPLEX = np.linalg.eigvals(np.eye(1)).dtype.kind == "c"
 def _eig_jax(part):
     def kernel(a):
         import jax.numpy as jnp
-        out = jnp.linalg.eig(a)[part] if part is not None else jnp.linalg.eigvals(a)
-        if jnp.iscomplexobj(a) or EIG_ALWAYS_COMPLEX:
-            return out
-        # NumPy's dtype depends on the values, unknown while tracing: a real matrix
-        # keeps real values, and a complex spectrum gives nan.
-        real = jnp.all(jnp.imag(out) == 0, axis=tuple(range(out.ndim)))
-        return jnp.where(real, jnp.real(out), jnp.nan)
+        return jnp.linalg.eig(a)[part] if part is not None else jnp.linalg.eigvals(a)
     return kernel
+
+
+def _complex_kernel(func):
+    """``func``'s eigenvalues or vectors, complex whatever the spectrum: a primitive's
+    dtype does not depend on its values (the replay records it once)."""
+    def kernel(a):
+        out = func(a)
+        return out if out.dtype.kind == "c" else out.astype(np.result_type(out, np.complex64))
+    return kernel
+
+
+def real_where_real(w, *others):
+    """A real matrix's eigenvalues ``w`` (and ``others`` with them: its vectors) real
+    where every eigenvalue is real, as NumPy before 2.5 returns them (and np.roots, np.poly
+    in any version). A recording's traced value stays one, so that the decision is a guard
+    of the replay; under jax.jit, which cannot decide, nan where some is complex."""
+    value = primal_value(w)
+    if isinstance(value, (np.ndarray, np.generic)):
+        if np.all(value.imag == 0):
+            return tuple(real(x) for x in (w, *others))
+        return (w, *others)
+    nan_unless_real = where(ON_PRIMAL["all"](equal(imag(w), 0.0)), 1.0, np.nan)
+    return tuple(real(x) * nan_unless_real for x in (w, *others))  # (derivatives nan too)
 
 
 def _in_eigenbasis(a, t):
@@ -471,12 +489,13 @@ def _eig_vectors_jvp(primals, tangents, ans):
     return u - v * c
 
 
-eig_values = Primitive("eig_values", lambda a: np.linalg.eig(a)[0], jvp=_eig_values_jvp,
-                       complex_ok=True)
-eig_vectors = Primitive("eig_vectors", lambda a: np.linalg.eig(a)[1], jvp=_eig_vectors_jvp,
-                        complex_ok=True)
+eig_values = Primitive("eig_values", _complex_kernel(lambda a: np.linalg.eig(a)[0]),
+                       jvp=_eig_values_jvp, complex_ok=True)
+eig_vectors = Primitive("eig_vectors", _complex_kernel(lambda a: np.linalg.eig(a)[1]),
+                        jvp=_eig_vectors_jvp, complex_ok=True)
 # eigvals' JVP takes V from np.linalg.eig, whose LAPACK call orders the eigenvalues alike.
-eigvals = Primitive("eigvals", np.linalg.eigvals, jvp=_eig_values_jvp, complex_ok=True)
+eigvals = Primitive("eigvals", _complex_kernel(np.linalg.eigvals), jvp=_eig_values_jvp,
+                    complex_ok=True)
 eig_values.kernels["jax"], eig_vectors.kernels["jax"] = _eig_jax(0), _eig_jax(1)
 eigvals.kernels["jax"] = _eig_jax(None)
 _EigResult = type(np.linalg.eig(np.eye(1)))
@@ -484,12 +503,15 @@ _EigResult = type(np.linalg.eig(np.eye(1)))
 
 @implements(np.linalg.eig)
 def _eig(a):
-    return _EigResult(eig_values(a), eig_vectors(a))
+    w, v = eig_values(a), eig_vectors(a)
+    return _EigResult(*((w, v) if EIG_ALWAYS_COMPLEX or is_complex(a)
+                        else real_where_real(w, v)))
 
 
 @implements(np.linalg.eigvals)
 def _eigvals(a):
-    return eigvals(a)
+    w = eigvals(a)
+    return w if EIG_ALWAYS_COMPLEX or is_complex(a) else real_where_real(w)[0]
 
 
 # ---------------------------------------------------------------------------

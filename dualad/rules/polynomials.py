@@ -25,11 +25,11 @@ import numpy as np
 from ..dual import primal_value
 from ..primitive import Boxed, Primitive, implements
 from .calculus import _cast, _convolve, _dtype, _operand
-from .elementwise import equal, sqrt, where
+from .decompositions import eigvals, real_where_real
+from .elementwise import sqrt
 from .linalg import matmul, solve
-from .linalg_complex import imag, real
 from .reductions import sum_
-from .shape import ON_PRIMAL, _concatenate, _transpose, getitem, reshape, shape_of
+from .shape import _concatenate, _transpose, getitem, reshape, shape_of
 
 
 def _refuse_poly1d(name: str, *args: Any) -> None:
@@ -45,9 +45,11 @@ def _vector(a):
 
 
 def _concrete(value) -> np.ndarray | None:
-    """``value`` as a NumPy array, or None for an abstract one (a JAX tracer)."""
+    """``value`` as a NumPy array, or None for an abstract one (a JAX tracer). A
+    recording's traced array stays one: decisions taken on it become the replay's
+    guards."""
     if isinstance(value, (np.ndarray, np.generic)):
-        return np.asarray(value)
+        return np.asanyarray(value)
     try:
         return np.asarray(value)
     except Exception:  # noqa: BLE001  (jax.errors.TracerArrayConversionError and kin)
@@ -223,15 +225,9 @@ def _companion_eigenvalues(p):
 
 def _eigenvalues_real_where_real(a):
     """``np.linalg.eigvals(a)``, real where ``a`` is real and so is every eigenvalue, as
-    np.roots and np.poly find them (NumPy 2.5's eigvals is complex whatever the values);
-    under ``jax.jit``, where a trace cannot tell, nan where some eigenvalue is complex."""
-    w = np.linalg.eigvals(a)
-    if _dtype(a).kind == "c" or _dtype(w).kind != "c":
-        return w
-    value = _concrete(primal_value(w))
-    if value is None:
-        return where(ON_PRIMAL["all"](equal(imag(w), 0.0)), real(w), np.nan)
-    return real(w) if np.all(value.imag == 0) else w
+    np.roots and np.poly find them (NumPy 2.5's eigvals is complex whatever the values)."""
+    w = eigvals(a)
+    return w if _dtype(a).kind == "c" else real_where_real(w)[0]
 
 
 @implements(np.roots)
