@@ -28,13 +28,12 @@ class CollapsedTag(RowsTag):
     """The tag of one collapsed evaluation: its Duals' tangents hold D first derivatives
     and, last, the weighted sum of the second Taylor coefficients."""
 
-    __slots__ = ("weights", "unit")
+    __slots__ = ("weights",)
     order = 2  # (second-order information: a solver's chord-Newton takes two steps)
 
     def __init__(self, weights: np.ndarray) -> None:
         super().__init__()
         self.weights = weights
-        self.unit = bool(np.all(weights == 1))
 
     def nonlinear(self, prim: Primitive, primals: list, tangents: list, moving: list,
                   ans: Any, params: dict) -> Any:
@@ -50,32 +49,33 @@ class CollapsedTag(RowsTag):
                      ans: Any) -> Any:
         """The rows of y = f(x₁, …) by its row of partials pᵢ: Σᵢ pᵢ·(each row of xᵢ),
         plus ½ Σᵢⱼ ∂ⱼpᵢ·cᵢⱼ on the last, cᵢⱼ = Σ_d w_d ∂_d xᵢ ∂_d xⱼ (the directions
-        contracted first). Each partial is evaluated once, on Duals of two seeds: xⱼ
-        moving by cᵢⱼ, then y by one, so ∂ⱼpᵢ·cᵢⱼ = first + second·Σⱼ pⱼcᵢⱼ."""
+        contracted first). Each partial is evaluated once, on xⱼ moving by cᵢⱼ (one
+        tag) and y moving by one (a second tag, the outer: where pᵢ does not read y, as
+        sech² does not, nothing is computed for it), so that
+        ∂ⱼpᵢ·cᵢⱼ = first + second·Σⱼ pⱼcᵢⱼ."""
         D, shape = len(self.weights), tuple(np.shape(ans))
         ndim = len(shape)
         firsts = {i: align_tangent(tangents[i][:D], ndim) for i in moving}
-        tag, weights, pending = Tag(), {}, []
-        y_seeds = np.zeros((2,) + shape, np.result_type(ans))
-        y_seeds[1] = 1.0
-        y = Dual._new(ans, y_seeds, tag)
+        by_x, weights, pending = Tag(), {}, []
+        by_y = Tag()  # made second: the outer of the two
+        y = Dual._new(ans, np.ones((1,) + shape, np.result_type(ans)), by_y)
         for i in moving:
             partial = prim.partials[i]
             if partial is None or partial is ONE or partial is MINUS_ONE:
                 weights[i] = partial
                 continue
             c = {j: self._contracted(firsts[i] * firsts[j]) for j in moving}
-            lifted = [a if j not in moving else Dual._new(
-                _shaped(a, shape), ops.concatenate(_lead(c[j], ans), _lead(zeros_like(c[j]), ans),
-                                                   axis=0), tag)
+            lifted = [a if j not in moving else Dual._new(_shaped(a, shape), _lead(c[j], ans),
+                                                         by_x)
                       for j, a in enumerate(primals)]
             p = evaluated(prim, partial, y, lifted)
-            if isinstance(p, Dual) and p._tag is tag:
-                weights[i] = p.primal
-                if p.tangent is not None:
-                    pending.append((fit_tangent(p.tangent, shape), c))
-            else:
-                weights[i] = p
+            second = None
+            if isinstance(p, Dual) and p._tag is by_y:
+                p, second = p.primal, _of_tag(p.tangent, by_x, primal=True)
+            first = _of_tag(p, by_x, primal=False)
+            weights[i] = _of_tag(p, by_x, primal=True)
+            if first is not None or second is not None:
+                pending.append((first, second, c))
         rows = None
         for i, w in weights.items():
             if w is None:
@@ -85,22 +85,28 @@ class CollapsedTag(RowsTag):
                 ops.scale(w, t) if prim.nonfinite_partials else w * t
             rows = term if rows is None else rows + term
         curvature = None
-        for seeds, c in pending:
-            moved = None
-            for j, w in weights.items():
-                if w is None:
-                    continue
-                term = c[j] if w is ONE else -c[j] if w is MINUS_ONE else w * c[j]
-                moved = term if moved is None else moved + term
-            term = seeds[0] if moved is None else seeds[0] + seeds[1] * moved
-            curvature = term if curvature is None else curvature + term
+        for first, second, c in pending:  # (each with a leading axis of one)
+            term = None if first is None else fit_tangent(first, shape)
+            if second is not None:
+                moved = None
+                for j, w in weights.items():
+                    if w is None:
+                        continue
+                    part = c[j] if w is ONE else -c[j] if w is MINUS_ONE else w * c[j]
+                    moved = part if moved is None else moved + part
+                if moved is not None:
+                    moved = fit_tangent(second, shape) * moved
+                    term = moved if term is None else term + moved
+            if term is not None:
+                curvature = term if curvature is None else curvature + term
         return rows if curvature is None else _added_to_last(rows, curvature * 0.5, D)
 
     def _contracted(self, products: Any) -> Any:
-        """Σ_d w_d·products[d] (one matrix product: einsum's path search costs more)."""
-        if self.unit:
-            return ops.sum_(products, axis=(0,), keepdims=False)
+        """Σ_d w_d·products[d], as one matrix product (a BLAS call: faster than a sum
+        over the first axis, and than einsum's path search)."""
         shape = tuple(np.shape(products))[1:]
+        if len(shape) == 1:
+            return ops.matmul(self.weights, products)
         flat = ops.reshape(products, shape=(len(self.weights), int(np.prod(shape, dtype=int))))
         return ops.reshape(ops.matmul(self.weights, flat), shape=shape)
 
@@ -129,11 +135,22 @@ def _lead(value: Any, ans: Any) -> Any:
     return ops.reshape(_shaped(value, shape), shape=(1,) + shape)
 
 
+def _of_tag(value: Any, tag: Tag, primal: bool) -> Any:
+    """``value``'s primal (``primal``) or its tangent (None where it has none) at
+    ``tag``: a value that is not a Dual of ``tag`` is its own primal."""
+    if isinstance(value, Dual) and value._tag is tag:
+        return value.primal if primal else value.tangent
+    return value if primal else None
+
+
 def _added_to_last(rows: Any, value: Any, D: int) -> Any:
-    """``rows`` (D + 1 of them) with ``value`` added to the last (two calls, not a
-    slice, a sum and a concatenation of the parts)."""
+    """``rows`` (D + 1 of them) with ``value`` (one, or a value of each row's shape)
+    added to the last: the first D as they are, beside the last plus ``value`` (no
+    array of zeros the size of ``rows``)."""
     shape = tuple(np.shape(rows))
-    return rows + ops.index_add(_shaped(value, shape[1:]), index=(D,), shape=shape)
+    value = _shaped(value, (1,) + shape[1:])
+    last = ops.getitem(rows, index=(slice(D, None),)) + value
+    return ops.concatenate(ops.getitem(rows, index=(slice(0, D),)), last, axis=0)
 
 
 def collapsed(fun: Callable, args: tuple, argnum: int, directions: np.ndarray,
