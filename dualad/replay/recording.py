@@ -488,6 +488,12 @@ def _condition(expr: str, expected: Any, emitter: Emitter, own: int, loads: list
         if expected.kind is float:  # the same object first: a literal of the function
             return [f"({expr} is {emitter.constant(expected.value)} or type({expr}) is float "
                     f"and _pack({expr}) == {expected.data!r})"]
+        if expected.kind is np.ndarray:  # shape, strides and dtype first: they cost less
+            dtype, shape, strides, data = expected.data
+            return [f"type({expr}) is _ndarray", f"{expr}.shape == {shape!r}",
+                    f"{expr}.strides == {strides!r}",
+                    f"{expr}.dtype == {emitter.constant(dtype)}",
+                    f"{expr}.tobytes() == {emitter.constant(data)}"]
         return [f"type({expr}) is {emitter.constant(expected.kind)}",
                 f"_bits({expr}) == {emitter.constant(expected.data)}"]
     if kind is Static:
