@@ -10,6 +10,7 @@ or SciPy function that attempted it.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import sys
 from collections.abc import Callable
@@ -442,6 +443,22 @@ def _interp_to_rule(compiled: Callable) -> Callable:
     return wrapped
 
 
+def _fft_to_rule(raw_fft: Callable) -> Callable:
+    """NumPy's ``_raw_fft(a, n, axis, is_real, is_forward, norm, out)``, which every
+    np.fft function calls with ``a`` made an array (an object array where the caller
+    gave a list of Duals, which its C code cannot take): the public function's rule."""
+
+    def wrapped(a, n, axis, is_real, is_forward, norm, out=None):
+        if out is None and _object_array_of_boxes(a):
+            public = {(False, True): np.fft.fft, (False, False): np.fft.ifft,
+                      (True, True): np.fft.rfft, (True, False): np.fft.irfft}
+            return public[bool(is_real), bool(is_forward)](from_objects(a), n, axis, norm)
+        return raw_fft(a, n, axis, is_real, is_forward, norm, out)
+
+    wrapped.__wrapped__ = raw_fft
+    return wrapped
+
+
 #: (NumPy's module, the helper's name, what its object arrays of Duals go to).
 _HELPERS = (
     ("numpy._core._methods", "_mean", lambda method: _objects_to_rule(method, np.mean)),
@@ -453,14 +470,19 @@ _HELPERS = (
     ("numpy.lib._nanfunctions_impl", "_nanquantile_unchecked",
      lambda method: _objects_to_rule(method, _quantile_rule(np.nanquantile))),
     ("numpy.lib._function_base_impl", "compiled_interp", _interp_to_rule),
+    ("numpy.fft._pocketfft", "_raw_fft", _fft_to_rule),
 )
 
 
 def _wrap_statistics() -> None:
     for module_name, name, wrap in _HELPERS:
-        method = getattr(sys.modules.get(module_name), name, None)
+        try:  # (numpy.fft is imported on first use)
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        method = getattr(module, name, None)
         if method is not None and not hasattr(method, "__wrapped__"):
-            setattr(sys.modules[module_name], name, wrap(method))
+            setattr(module, name, wrap(method))
 
 
 _wrap_statistics()

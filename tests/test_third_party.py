@@ -219,6 +219,11 @@ IDIOMS = {
         lambda x: np.linalg.solve(np.vectorize(lambda a: a * a + 1.0)(np.outer(x[:2], x[1:])),
                                   x[:2]),
         lambda x: np.linalg.solve(np.outer(x[:2], x[1:]) ** 2 + 1.0, x[:2])),
+    "a list of Duals into np.fft": (
+        lambda x: np.real(np.fft.fft([x[0], x[1] * x[2], 2.0])) + np.fft.irfft(
+            np.fft.rfft([x[2], np.sin(x[0])], n=3), n=3, norm="ortho"),
+        lambda x: np.real(np.fft.fft(np.stack([x[0], x[1] * x[2], 2.0 + 0 * x[0]])))
+        + np.fft.irfft(np.fft.rfft(np.stack([x[2], np.sin(x[0])]), n=3), n=3, norm="ortho")),
     "a ufunc into out= with where=": (
         lambda x: np.log(x ** 2, out=np.full_like(x, -9.0), where=x > 0)
         + np.multiply(x, 2.0, out=np.zeros(3)),
