@@ -16,7 +16,6 @@ from numpy.testing import assert_allclose
 import dualad
 from dualad.constructors import NUMPY
 from dualad.primitive import EscapedDualError
-from dualad.replay import identical
 from test_replay_state import TRANSFORMS, X, run_like_the_interpreter
 
 
