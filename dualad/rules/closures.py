@@ -100,11 +100,18 @@ class _Search:
 
     def _sequence(self, items: Sequence, depth: int) -> Rebuild | None:
         parts = [self.visit(item, depth) for item in items]
-        if all(part is None for part in parts):
+        moving = [(i, part) for i, part in enumerate(parts) if part is not None]
+        if not moving:
             return None
-        kind = type(items)
-        return lambda values: kind(item if part is None else part(values)
-                                   for item, part in zip(items, parts))
+        kind, base = type(items), list(items)
+
+        def rebuild(values: Sequence) -> Any:  # (a solver calls it at every step)
+            made = base.copy()
+            for i, part in moving:
+                made[i] = part(values)
+            return made if kind is list else kind(made)
+
+        return rebuild
 
     def _mapping(self, items: dict, depth: int) -> Rebuild | None:
         keys = list(items)
@@ -120,12 +127,14 @@ class _Search:
 
         def rebuild(values: Sequence) -> types.FunctionType:
             new_contents, defaults, kwdefaults = inner(values)
-            closure = tuple(cell if new is old else types.CellType(new)
-                            for cell, old, new in zip(cells, contents, new_contents))
+            closure = tuple([cell if new is old else types.CellType(new)
+                             for cell, old, new in zip(cells, contents, new_contents)])
             made = types.FunctionType(fun.__code__, fun.__globals__, fun.__name__,
                                       defaults, closure or None)
-            made.__kwdefaults__ = kwdefaults
-            made.__dict__.update(fun.__dict__)
+            if kwdefaults is not None:
+                made.__kwdefaults__ = kwdefaults
+            if fun.__dict__:
+                made.__dict__.update(fun.__dict__)
             return made
 
         return rebuild
