@@ -459,8 +459,24 @@ def _fft_to_rule(raw_fft: Callable) -> Callable:
     return wrapped
 
 
+def _methods_to_rule(wrapit: Callable) -> Callable:
+    """NumPy's ``_wrapit(obj, method, ...)``, which np.clip, np.round, np.cumsum and
+    the other functions of ``numpy._core.fromnumeric`` call on a list (it has not the
+    method): on a list holding Duals, the method of the Dual made of it (NumPy's
+    object loop would compare the Duals: np.clip at a bound took one side)."""
+
+    def wrapped(obj, method, *args, **kwargs):
+        if type(obj) in (list, tuple) and holds_box(obj) and hasattr(Dual, method):
+            return getattr(from_objects(np.array(obj, dtype=object)), method)(*args, **kwargs)
+        return wrapit(obj, method, *args, **kwargs)
+
+    wrapped.__wrapped__ = wrapit
+    return wrapped
+
+
 #: (NumPy's module, the helper's name, what its object arrays of Duals go to).
 _HELPERS = (
+    ("numpy._core.fromnumeric", "_wrapit", _methods_to_rule),
     ("numpy._core._methods", "_mean", lambda method: _objects_to_rule(method, np.mean)),
     ("numpy._core._methods", "_var", lambda method: _objects_to_rule(method, np.var)),
     ("numpy._core._methods", "_std", lambda method: _objects_to_rule(method, np.std)),
