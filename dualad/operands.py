@@ -474,9 +474,25 @@ def _methods_to_rule(wrapit: Callable) -> Callable:
     return wrapped
 
 
+def _reduction_to_rule(wrapreduction: Callable) -> Callable:
+    """NumPy's ``_wrapreduction(obj, ufunc, method, ...)`` of np.max, np.min, np.sum,
+    np.prod (and np.nanmax's object arrays): a list or object array holding Duals is
+    reduced as the Dual made of it (NumPy's object loop compares: a tie took one)."""
+
+    def wrapped(obj, ufunc, method, *args, **kwargs):
+        if _holds_boxes(obj):
+            obj = from_objects(np.array(obj, dtype=object))
+        return wrapreduction(obj, ufunc, method, *args, **kwargs)
+
+    wrapped.__wrapped__ = wrapreduction
+    return wrapped
+
+
 #: (NumPy's module, the helper's name, what its object arrays of Duals go to).
 _HELPERS = (
     ("numpy._core.fromnumeric", "_wrapit", _methods_to_rule),
+    ("numpy._core.fromnumeric", "_wrapreduction", _reduction_to_rule),
+    ("numpy._core._methods", "_ptp", lambda method: _objects_to_rule(method, np.ptp)),
     ("numpy._core._methods", "_mean", lambda method: _objects_to_rule(method, np.mean)),
     ("numpy._core._methods", "_var", lambda method: _objects_to_rule(method, np.var)),
     ("numpy._core._methods", "_std", lambda method: _objects_to_rule(method, np.std)),

@@ -223,11 +223,14 @@ IDIOMS = {
             np.fft.rfft([x[2], np.sin(x[0])], n=3), n=3, norm="ortho"),
         lambda x: np.real(np.fft.fft(np.stack([x[0], x[1] * x[2], 2.0 + 0 * x[0]])))
         + np.fft.irfft(np.fft.rfft(np.stack([x[2], np.sin(x[0])]), n=3), n=3, norm="ortho")),
-    "a list of Duals into np.clip at its bound": (  # (the tie takes half, as for arrays)
+    "lists of Duals into np.clip and np.max at a tie": (  # (half each, as for arrays)
         lambda x: np.clip([x[0], x[1] * x[2], x[2]], dualad.primal_value(x[0]), 1.5)
-        + np.cumsum([x[1], x[0]]).sum(),
+        + np.cumsum([x[1], x[0]]).sum() + np.max([x[1], 1.0 * x[1]], axis=0) + np.ptp(
+            [x[2], x[2] * 1.0, x[2] ** 2]) * np.min([[x[0], 1.0 * x[0]]], axis=1),
         lambda x: np.clip(np.stack([x[0], x[1] * x[2], x[2]]), dualad.primal_value(x[0]), 1.5)
-        + np.cumsum(np.stack([x[1], x[0]])).sum()),
+        + np.cumsum(np.stack([x[1], x[0]])).sum() + np.max(np.stack([x[1], 1.0 * x[1]]), axis=0)
+        + np.ptp(np.stack([x[2], x[2] * 1.0, x[2] ** 2])) * np.min(
+            np.stack([np.stack([x[0], 1.0 * x[0]])]), axis=1)),
     "a ufunc into out= with where=": (
         lambda x: np.log(x ** 2, out=np.full_like(x, -9.0), where=x > 0)
         + np.multiply(x, 2.0, out=np.zeros(3)),
