@@ -10,7 +10,8 @@ import numpy as np
 
 from ..dual import primal_value, stop_gradient
 from ..primitive import COMPLEX_FUNCTIONS, Primitive, implements
-from .elementwise import divide, equal, greater, multiply, sqrt, square, where
+from .elementwise import (divide, equal, greater, maximum, minimum, multiply, sqrt, square,
+                          where)
 from .linalg_complex import imag, is_complex, real
 from .shape import (_diagonal, _ravel, broadcast_to, concatenate, getitem, normalize_axis,
                     reshape, shape_of, transpose)
@@ -176,30 +177,54 @@ cumprod = Primitive("cumprod", lambda x, axis: np.cumprod(x, axis=axis), jvp=_cu
 # ---------------------------------------------------------------------------
 
 
+def _masked(a, where_, fill: float):
+    """``a`` with ``fill`` where the mask ``where_`` (broadcast to ``a``) is False."""
+    if where_ is None or where_ is True:
+        return a
+    mask = np.broadcast_to(np.asarray(primal_value(where_), dtype=bool), shape_of(a))
+    return a if mask.all() else where(mask, a, fill)
+
+
+def _with_initial(reduced, initial, combine):
+    return reduced if initial is None else combine(reduced, initial)
+
+
 @implements(np.sum)
 def _sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    _unsupported("sum", out=out, initial=initial, where=where)
-    a = _cast(a, dtype)
-    return sum_(a, axis=normalize_axes(axis, len(shape_of(a))), keepdims=bool(keepdims))
+    _unsupported("sum", out=out)
+    a = _masked(_cast(a, dtype), where, 0)
+    total = sum_(a, axis=normalize_axes(axis, len(shape_of(a))), keepdims=bool(keepdims))
+    return _with_initial(total, initial, lambda t, c: t + c)
 
 
 @implements(np.prod)
 def _prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    _unsupported("prod", out=out, initial=initial, where=where)
-    a = _cast(a, dtype)
-    return prod(a, axis=normalize_axes(axis, len(shape_of(a))), keepdims=bool(keepdims))
+    _unsupported("prod", out=out)
+    a = _masked(_cast(a, dtype), where, 1)
+    product = prod(a, axis=normalize_axes(axis, len(shape_of(a))), keepdims=bool(keepdims))
+    return _with_initial(product, initial, lambda p, c: p * c)
+
+
+def _extremum(name: str, primitive: Primitive, combine, a, axis, keepdims, initial, where_):
+    if where_ is not None and where_ is not True and initial is None:
+        ufunc = "maximum" if name == "max" else "minimum"
+        raise ValueError(f"reduction operation '{ufunc}' does not have an identity, so to "
+                         "use a where mask one has to specify 'initial'")
+    a = _masked(a, where_, -np.inf if name == "max" else np.inf)
+    peak = primitive(a, axis=normalize_axes(axis, len(shape_of(a))), keepdims=bool(keepdims))
+    return _with_initial(peak, initial, combine)
 
 
 @implements(np.max, np.amax)
 def _max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    _unsupported("max", out=out, initial=initial, where=where)
-    return amax(a, axis=normalize_axes(axis, len(shape_of(a))), keepdims=bool(keepdims))
+    _unsupported("max", out=out)
+    return _extremum("max", amax, maximum, a, axis, keepdims, initial, where)
 
 
 @implements(np.min, np.amin)
 def _min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    _unsupported("min", out=out, initial=initial, where=where)
-    return amin(a, axis=normalize_axes(axis, len(shape_of(a))), keepdims=bool(keepdims))
+    _unsupported("min", out=out)
+    return _extremum("min", amin, minimum, a, axis, keepdims, initial, where)
 
 
 def _scan(primitive, a, axis):
@@ -226,9 +251,14 @@ def _count(shape, axes) -> int:
 
 @implements(np.mean)
 def _mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
-    _unsupported("mean", out=out, where=where)
+    _unsupported("mean", out=out)
     axes = normalize_axes(axis, len(shape_of(a)))
-    return _sum(a, axes, dtype=dtype, keepdims=keepdims) / _count(shape_of(a), axes)
+    total = _sum(a, axes, dtype=dtype, keepdims=keepdims, where=where)
+    if where is None or where is True:
+        return total / _count(shape_of(a), axes)
+    mask = np.broadcast_to(np.asarray(primal_value(where), dtype=bool), shape_of(a))
+    real = np.finfo(primal_value(total).dtype).dtype  # (float32 stays float32)
+    return total / np.sum(mask, axis=axes, keepdims=bool(keepdims)).astype(real)
 
 
 @implements(np.var)
