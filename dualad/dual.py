@@ -266,7 +266,12 @@ class Dual(Boxed):
     def __rmod__(self, other): return _ops.remainder(as_operand(other), self)
     def __divmod__(self, other): return UFUNC_HANDLERS[np.divmod](self, as_operand(other))
     def __rdivmod__(self, other): return UFUNC_HANDLERS[np.divmod](as_operand(other), self)
-    def __matmul__(self, other): return UFUNC_HANDLERS[np.matmul](self, as_operand(other))
+
+    def __matmul__(self, other):
+        if type(other).__module__.startswith("scipy.sparse"):
+            return NotImplemented  # x @ A: the sparse matrix's __rmatmul__ (its rule)
+        return UFUNC_HANDLERS[np.matmul](self, as_operand(other))
+
     def __rmatmul__(self, other): return UFUNC_HANDLERS[np.matmul](as_operand(other), self)
     def __neg__(self): return _ops.negative(self)
     def __pos__(self): return self

@@ -28,6 +28,11 @@ def conversion_error() -> TypeError:
     caller, func = converting_caller() or (None, None)
     if caller is None:
         lead = ""
+    elif caller.startswith("scipy.sparse"):
+        lead = (f"{caller} converts its argument to numbers: a scipy.sparse matrix holds "
+                "numbers, not Duals. dualad applies a constant sparse matrix to a Dual "
+                "(A @ x, x @ A, A.dot(x), scipy.sparse.linalg.spsolve(A, b)); write the rest "
+                "with NumPy (A.multiply(x) as A @ np.diag(x) or A.toarray() * x). ")
     elif func in FUNCTION_HANDLERS and hasattr(func, "_implementation"):
         lead = (f"{caller} was given an object array of Duals (np.array([...]) of Duals "
                 "makes one) and casts it to floats. ")

@@ -21,6 +21,8 @@ from specs import MATRIX, UNARY, LazyModule, Spec, jnp, matrices
 try:
     import scipy.linalg as sl
     import scipy.signal as sg
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
     import scipy.special as sc
     import scipy.stats as st
 except ImportError:  # scipy is optional
@@ -84,6 +86,11 @@ def _jsym(a):
 
 
 ROWS: list[Spec] = []
+
+if sc is not None:  # a 1-D Laplacian with one entry off its band (not symmetric)
+    _OPERATOR = sp.csr_array(np.diag(np.full(5, 2.0)) - np.diag(np.ones(4), 1)
+                             - np.diag(np.ones(4), -1) + np.diag([0.5, 0.0], 3))
+    _DENSE = _OPERATOR.toarray()
 
 if sc is not None:
     _CONT = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
@@ -235,4 +242,10 @@ if sc is not None:
              (((6,), (3,)), ((4, 5), (2, 3))), (-2.0, 2.0),
              jax=lambda a, v: (jsg.convolve(a, v), jsg.convolve(a, v, "same"),
                                jsg.convolve(a, v, mode="valid"), jsg.convolve(v, a, mode="valid"))),
+        # -- scipy.sparse: a constant operator solved against (on the host under
+        # dualad_gpu; its products: tests/test_scipy_sparse.py) -------------------
+        Spec("scipy.sparse.linalg.spsolve", lambda b: spla.spsolve(_OPERATOR, b),
+             (((5,),), ((5, 2),), ((5, 1),)), gpu=False,
+             jax=lambda b: jnp.linalg.solve(_DENSE, b).reshape(
+                 b.shape[:1] if b.ndim == 2 and b.shape[1] == 1 else b.shape)),
     ]

@@ -40,7 +40,7 @@ from . import indexing, inspection, linalg_namespace, polynomials  # noqa: E402,
 from . import scipy_functions  # noqa: E402,F401,I001  (SciPy's functions; imports no SciPy)
 from . import scipy_linalg, scipy_stats  # noqa: E402,F401,I001  (they declare their rules with it)
 from . import scipy_distributions, scipy_matrices, scipy_signal, scipy_special  # noqa: E402,F401,I001
-from . import scipy_distributions_extra  # noqa: E402,F401,I001
+from . import scipy_distributions_extra, scipy_sparse  # noqa: E402,F401,I001
 scipy_functions.install_all()  # (SciPy's solvers: dualad.solvers, above the transforms)
 from . import complex_numbers  # noqa: E402,F401,I001  (after selection: np.real, np.abs, ...)
 from . import fft  # noqa: E402,F401,I001  (np.fft)
