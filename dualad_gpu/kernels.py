@@ -117,6 +117,11 @@ BY_HAND: dict[Primitive, Callable] = {
     ops.eigh_vectors: lambda a, UPLO="L": jnp.linalg.eigh(a, UPLO=UPLO,
                                                         symmetrize_input=False)[1],
     ON_PRIMAL["argsort"]: _sort_order,
+    # of the dtypes only; JAX's arrays never share memory (each operation makes its own)
+    ON_PRIMAL["common_type"]: lambda *arrays: np.common_type(
+        *(np.empty(0, np.dtype(a.dtype)) for a in arrays)),
+    ON_PRIMAL["may_share_memory"]: lambda a, b, max_work=None: False,
+    ON_PRIMAL["shares_memory"]: lambda a, b, max_work=None: False,
     unit_vectors: _unit_vectors,
     ops.sinc: jnp.sinc,
     elementwise.sech_squared: _sech_squared,

@@ -12,7 +12,8 @@ def _queries(x):
             np.min_scalar_type(x), np.array_repr(x), np.array_str(x),
             *np.diag_indices_from(x), *np.tril_indices_from(x, -1), *np.triu_indices_from(x),
             np.einsum_path("ij,j", x, np.ones(3))[0],
-            *np.unravel_index(np.argmax(x), x.shape)]
+            *np.unravel_index(np.argmax(x), x.shape), np.common_type(x, np.float32(1)),
+            np.may_share_memory(x, x[1:]), np.shares_memory(x, x * 2)]
 
 
 def test_queries_on_a_dual_are_those_on_its_value():

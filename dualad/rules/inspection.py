@@ -1,9 +1,10 @@
 """Functions of an array's dtype, shape or printed form, and the savers.
 
-None of these has a derivative. The dtype and shape queries (``np.result_type``,
-``np.can_cast``, ``np.tril_indices_from``, ``np.einsum_path``, ...) and the
-printers (``np.array_str``, ``np.array_repr``) are evaluated on the value, as
-JAX evaluates them on a tracer's abstract value. The savers (``np.save``,
+None of these has a derivative. The dtype, shape and memory queries
+(``np.result_type``, ``np.can_cast``, ``np.common_type``, ``np.tril_indices_from``,
+``np.einsum_path``, ``np.shares_memory``, ...) and the printers (``np.array_str``,
+``np.array_repr``) are evaluated on the value, as JAX evaluates them on a tracer's
+abstract value. The savers (``np.save``,
 ``np.savez``, ``np.savetxt``, ...) refuse a Dual: they would store the value and
 silently drop the derivative.
 """
@@ -18,7 +19,7 @@ from .shape import _on_primal
 for _func in (np.result_type, np.can_cast, np.min_scalar_type, np.array_repr, np.array_str,
               np.diag_indices_from, np.tril_indices_from, np.triu_indices_from,
               np.einsum_path, np.ix_, np.packbits, np.unpackbits, np.ravel_multi_index,
-              np.unravel_index):
+              np.unravel_index, np.common_type, np.may_share_memory, np.shares_memory):
     _on_primal(_func)
 
 
