@@ -184,8 +184,10 @@ class Fillable:
         return value.astype(dtype if dtype is not None else value.dtype, copy=bool(copy))
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
-        from .operands import into_outputs
+        from .operands import into_outputs, ufunc_at
 
+        if method == "at" and not kwargs:  # a write into inputs[0]: it may become a Dual
+            return ufunc_at(ufunc, *inputs)
         inputs = tuple(resolved(x) for x in inputs)
         out = kwargs.pop("out", None)
         if out is None:

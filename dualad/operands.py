@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from . import ops
 from .dual import Dual, primal_value
 from .fillable import Fillable, resolved, resolved_tree
 from .primitive import FUNCTION_HANDLERS, SCIPY_ORIGINALS, Boxed, qualified_name
@@ -359,8 +360,30 @@ def complex_error(name: str) -> TypeError:
         "imaginary parts as separate real arrays.")
 
 
+def ufunc_at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
+    """``np.add.at(a, indices, b)`` (``np.subtract.at``) where a Dual takes part: the
+    elements of ``a`` at ``indices`` gain ``b``, repeated indices accumulating (the
+    assembly of a finite-element matrix), written into ``a`` — a Dual, or an array made
+    in the function (a Fillable), which becomes one."""
+    from .rules.shape import normalize_index  # (the rule table sits above this module)
+
+    value = resolved(a)
+    if not (isinstance(value, Boxed) or isinstance(b, Boxed) or type(b) is Fillable):
+        return ufunc.at(value, indices, *(() if b is None else (resolved(b),)))
+    if ufunc not in (np.add, np.subtract) or b is None:
+        raise TypeError(f"{qualified_name(ufunc)}.at is not supported on Duals; np.add.at "
+                        "and np.subtract.at are (or write a[idx] = ... with unique indices)")
+    shape = np.shape(primal_value(value))
+    b, indices = as_operand(resolved(b)), normalize_index(indices)
+    picked = np.empty(shape, np.int8)[indices].shape
+    added = FUNCTION_HANDLERS[np.broadcast_to](b if ufunc is np.add else -b, picked)
+    a[...] = value + ops.index_add(added, index=indices, shape=shape)
+
+
 def ufunc_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
-    """``ufunc.reduce``/``accumulate``/``outer`` expressed with the rule table."""
+    """``ufunc.reduce``/``accumulate``/``outer``/``at`` expressed with the rule table."""
+    if method == "at" and not kwargs:
+        return ufunc_at(ufunc, *inputs)
     reductions = {
         (np.add, "reduce"): np.sum, (np.add, "accumulate"): np.cumsum,
         (np.multiply, "reduce"): np.prod, (np.multiply, "accumulate"): np.cumprod,
@@ -378,7 +401,8 @@ def ufunc_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> A
         return ufunc(a, b)
     raise TypeError(
         f"{qualified_name(ufunc)}.{method} is not supported on Duals; "
-        "write it with ordinary NumPy calls (np.sum, np.cumsum, broadcasting)"
+        "write it with ordinary NumPy calls (np.sum, np.cumsum, broadcasting; np.add.at or "
+        "np.bincount(idx, weights=w) for sums over groups)"
     )
 
 

@@ -158,6 +158,25 @@ def _objects_written_in_place(x):
 
 
 #: Library idioms, each with the same function written with Dual-friendly calls.
+_BARS = ((0, 1), (1, 2), (0, 2))
+
+
+def _assembled(x):  # a finite-element matrix, one bar at a time (scatter-add)
+    K = np.zeros((3, 3))
+    for e, (i, j) in enumerate(_BARS):
+        np.add.at(K, (np.array([i, i, j, j]), np.array([i, j, i, j])),
+                  x[e] * np.array([1.0, -1.0, -1.0, 1.0]))
+    np.subtract.at(K, ([0, 0], [0, 0]), x[1] ** 2)  # (a repeated index: twice)
+    return K @ np.ones(3) + np.diag(K) * x
+
+
+def _assembled_twin(x):
+    E = np.eye(3)
+    K = sum(x[e] * np.outer(E[i] - E[j], E[i] - E[j]) for e, (i, j) in enumerate(_BARS))
+    K = K - 2 * x[1] ** 2 * np.outer(E[0], E[0])
+    return K @ np.ones(3) + np.diag(K) * x
+
+
 IDIOMS = {
     "asarray dtype=float": (lambda x: np.asarray(x, dtype=float) ** 2 + x,
                             lambda x: x ** 2 + x),
@@ -231,6 +250,7 @@ IDIOMS = {
         + np.cumsum(np.stack([x[1], x[0]])).sum() + np.max(np.stack([x[1], 1.0 * x[1]]), axis=0)
         + np.ptp(np.stack([x[2], x[2] * 1.0, x[2] ** 2])) * np.min(
             np.stack([np.stack([x[0], 1.0 * x[0]])]), axis=1)),
+    "np.add.at assembling a matrix": (_assembled, _assembled_twin),
     "a ufunc into out= with where=": (
         lambda x: np.log(x ** 2, out=np.full_like(x, -9.0), where=x > 0)
         + np.multiply(x, 2.0, out=np.zeros(3)),

@@ -453,7 +453,8 @@ class Session:
         wrapped = self._wrap(result)
         step.result, step.scalars = wrapped, self.scalar_slots
         if name in WRITES or (name == "__array_function__" and args[0] in _WRITING) or (
-                name == "__array_ufunc__" and kwargs.get("out") is not None):
+                name == "__array_ufunc__" and (kwargs.get("out") is not None
+                                              or args[1] == "at")):
             for other in self.lives:
                 value = _innermost(self.duals[other._index])
                 if not isinstance(value, Traced):
