@@ -268,7 +268,7 @@ class Dual(Boxed):
     def __rdivmod__(self, other): return UFUNC_HANDLERS[np.divmod](as_operand(other), self)
 
     def __matmul__(self, other):
-        if type(other).__module__.startswith("scipy.sparse"):
+        if is_sparse_matrix(other):
             return NotImplemented  # x @ A: the sparse matrix's __rmatmul__ (its rule)
         return UFUNC_HANDLERS[np.matmul](self, as_operand(other))
 
@@ -454,6 +454,11 @@ del _func
 
 
 # -- helpers shared by the rules ---------------------------------------------
+
+
+def is_sparse_matrix(x: Any) -> bool:
+    """Whether ``x`` is a scipy.sparse matrix or array (without importing SciPy)."""
+    return type(x).__module__.startswith("scipy.sparse")
 
 
 def without_tag(x: Any, tag: Tag) -> Any:

@@ -365,8 +365,6 @@ def ufunc_at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
     elements of ``a`` at ``indices`` gain ``b``, repeated indices accumulating (the
     assembly of a finite-element matrix), written into ``a`` — a Dual, or an array made
     in the function (a Fillable), which becomes one."""
-    from .rules.shape import normalize_index  # (the rule table sits above this module)
-
     value = resolved(a)
     if not (isinstance(value, Boxed) or isinstance(b, Boxed) or type(b) is Fillable):
         return ufunc.at(value, indices, *(() if b is None else (resolved(b),)))
@@ -374,7 +372,9 @@ def ufunc_at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
         raise TypeError(f"{qualified_name(ufunc)}.at is not supported on Duals; np.add.at "
                         "and np.subtract.at are (or write a[idx] = ... with unique indices)")
     shape = np.shape(primal_value(value))
-    b, indices = as_operand(resolved(b)), normalize_index(indices)
+    b = as_operand(resolved(b))
+    indices = tuple(np.asarray(i) if type(i) is list else i  # (as NumPy reads lists)
+                    for i in (indices if type(indices) is tuple else (indices,)))
     picked = np.empty(shape, np.int8)[indices].shape
     added = FUNCTION_HANDLERS[np.broadcast_to](b if ufunc is np.add else -b, picked)
     a[...] = value + ops.index_add(added, index=indices, shape=shape)

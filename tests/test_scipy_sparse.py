@@ -80,16 +80,34 @@ def test_check_grads(name):
     check_grads(CASES[name][0], (U,), order=2, modes=("fwd", "rev"))
 
 
-def test_an_operator_written_in_place_is_read_at_every_call():
-    B = A.copy()
-    f = lambda u: spla.spsolve(B, B @ np.sin(u))  # noqa: E731
+@pytest.mark.parametrize("form", ["csr", "csc", "coo", "dia", "bsr", "lil"])
+def test_an_operator_written_in_place_is_read_at_every_call(form):
+    B = A.asformat(form)
+    f = lambda u: spla.spsolve(A, B @ np.sin(u) + u @ B)  # noqa: E731
     for make in (dualad.jacfwd, dualad.jacrev, dualad.hessian):
         replayed, interpreted = make(f), make(f, replay=False)
-        for k in range(24):
-            if k % 5 == 4:
-                B.data *= 1.1
+        for k in range(40):
+            if k % 13 == 12 and form != "lil":
+                B.data *= 1.1  # (the arrays it holds, written in place)
             u = U * (1 + 0.01 * k)
             assert np.array_equal(replayed(u), interpreted(u))
+        # the arrays' formats are replayed, guarded by their bits; lil's lists are not
+        assert (replayed.counts["replayed"] > 0) == (form != "lil")
+
+
+def test_a_matrix_made_at_each_call_is_not_confused_with_an_old_one():
+    made = []
+
+    def f(u):
+        made.append(sp.diags([np.full(N, 3.0)], [0]).tocsr())
+        for old in made[:-1]:
+            old.data[:] = 7.0  # the recording's matrix must not be the one read
+        return made[-1] @ u
+
+    replayed, interpreted = dualad.jacfwd(f), dualad.jacfwd(f, replay=False)
+    for _ in range(40):
+        assert np.array_equal(replayed(U), interpreted(U))
+    assert replayed.counts["replayed"] > 0
 
 
 def test_method_of_lines_through_solve_ivp():

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..pytrees import tree_flatten
-from ..dual import Dual
+from ..dual import Dual, is_sparse_matrix
 from ..fillable import holds_fillable, resolved_tree
 from ..hyperdual import HyperDual, SeededHyperDual
 from ..primitive import EscapedDualError, Tag
@@ -36,7 +36,7 @@ from .coroutine import Coroutine
 from .rerun import (PROPERTIES, call_operation, duals_of, rebuild, replay_log, replay_steps,
                     same_layout_copy)
 from .templates import (PLAIN, LiveRef, Opaque, changed_floats, float_leaves, made_anew,
-                        template)
+                        sparse_parts, template)
 from .tracing import Traced, Unrecordable
 
 __all__ = ["Live", "Session", "Opaque"]
@@ -209,6 +209,16 @@ for _name in OPERATIONS + tuple(_DUAL_METHODS):
             if _name in UNARY else _operation(_name))
 for _name in PROPERTIES:
     setattr(Live, _name, _property(_name))
+_recorded_matmul = Live.__matmul__
+
+
+def _matmul(self: Live, other: Any) -> Any:
+    if is_sparse_matrix(other):
+        return NotImplemented  # x @ A: the sparse matrix's __rmatmul__, an operation itself
+    return _recorded_matmul(self, other)
+
+
+Live.__matmul__ = _matmul
 
 
 def _forwarded(name: str) -> property:
@@ -527,14 +537,18 @@ class Session:
                 return argument[1]  # the transform's argument: a register
             if kind is np.ndarray:
                 return self.freeze(x)
+        elif self.mode == RECORDING and sparse_parts(x) is not None:
+            return self.freeze(x)
         return x
 
-    def freeze(self, array: np.ndarray) -> np.ndarray:
-        """The copy of a constant array the recording uses, laid out as the caller's
-        (a layout may change the bits of a sum): the caller may write into theirs."""
+    def freeze(self, array: Any) -> Any:
+        """The copy of a constant array (or scipy.sparse matrix) the recording uses, laid
+        out as the caller's (a layout may change the bits of a sum): the caller may
+        write into theirs."""
         frozen = self.frozen.get(id(array))
         if frozen is None or frozen[0] is not array:
-            frozen = self.frozen[id(array)] = (array, same_layout_copy(array))
+            copy = same_layout_copy(array) if type(array) is np.ndarray else array.copy()
+            frozen = self.frozen[id(array)] = (array, copy)
         return frozen[1]
 
     # -- the interpreter taking over (see dualad.replay.coroutine) ---------------------

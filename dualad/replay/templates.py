@@ -23,8 +23,8 @@ from ..primitive import (ENTRY_POINTS, FUNCTION_HANDLERS, STATIC_OBJECTS, USER_F
 from .operations import argument_leaves
 
 __all__ = ["Opaque", "LiveRef", "Bits", "ArgRef", "FloatIn", "Static", "Objects", "template",
-           "matches", "bits", "identical", "float_leaves", "changed_floats", "made_anew",
-           "PLAIN", "NewLive", "Own", "Slot", "Named"]
+           "matches", "bits", "sparse_parts", "identical", "float_leaves", "changed_floats",
+           "made_anew", "PLAIN", "NewLive", "Own", "Slot", "Named"]
 
 
 class Opaque(Exception):
@@ -104,7 +104,28 @@ def bits(value: Any) -> Any:
         return _DOUBLE(value.real) + _DOUBLE(value.imag)
     if kind is np.ndarray:
         return (value.dtype, value.shape, value.strides, value.tobytes())
+    parts = sparse_parts(value)
+    if parts is not None:  # a scipy.sparse matrix: its shape and the arrays it holds
+        return (value.shape, value.dtype) + tuple(
+            (a.dtype, a.shape, a.tobytes()) for a in parts)
     return (value.dtype, value.tobytes())  # a NumPy scalar
+
+
+#: The arrays that hold a scipy.sparse matrix of each format compared by its bits
+#: (lil and dok hold Python lists and dicts: compared by nothing, never recorded).
+_SPARSE_ARRAYS = {"csr": ("data", "indices", "indptr"), "csc": ("data", "indices", "indptr"),
+                  "bsr": ("data", "indices", "indptr"), "coo": ("data",), "dia": ("data",
+                                                                               "offsets")}
+
+
+def sparse_parts(value: Any) -> tuple | None:
+    """The arrays a scipy.sparse matrix holds (its coordinates too), or None."""
+    if not type(value).__module__.startswith("scipy.sparse"):
+        return None
+    names = _SPARSE_ARRAYS.get(getattr(value, "format", None))
+    if names is None:
+        return None
+    return tuple(getattr(value, n) for n in names) + tuple(getattr(value, "coords", ()))
 
 
 def _is_static(value: Any) -> bool:
@@ -161,6 +182,8 @@ def template(value: Any, session: Any) -> Any:
         return Bits(value)
     if _is_static(value):
         return Static(value)
+    if sparse_parts(value) is not None:
+        return Bits(value, session.freeze(value))
     raise Opaque(f"an argument of type {kind.__name__}")
 
 

@@ -41,6 +41,24 @@ def _as_columns(apply: Any, x: np.ndarray, rows: int, core: int) -> np.ndarray:
     return np.moveaxis(out, tuple(range(-lead, 0)), tuple(range(lead)))
 
 
+def _one_operation(kernel: Any) -> Any:
+    """``kernel(x, matrix, core)``, called through the ``__array_function__`` of an
+    ndarray subclass that has its own (a replay's recording: one operation, the
+    constant matrix with it), else as it is (SciPy's code is no NumPy call)."""
+
+    def call(x, matrix, core):
+        kind = type(x)
+        if kind is not np.ndarray and isinstance(x, np.ndarray) \
+                and kind.__array_function__ is not np.ndarray.__array_function__:
+            result = x.__array_function__(call, (kind,), (x, matrix, core), {})
+            if result is not NotImplemented:
+                return result
+        return kernel(x, matrix, core)
+
+    call.__name__ = kernel.__name__
+    return call
+
+
 def _product_shape(x, matrix, core):
     lead = x.ndim - core
     shape = tuple(x.shape[:lead]) + (matrix.shape[0],) + tuple(x.shape[lead + 1:])
@@ -49,9 +67,12 @@ def _product_shape(x, matrix, core):
 
 #: ``sparse_matmul(x, matrix=A, core=x.ndim)``: A @ x for a constant sparse A, over the
 #: leading axes of x beyond its ``core`` ones.
+def _product(x, matrix, core):
+    return _as_columns(matrix.__matmul__, x, matrix.shape[0], core)
+
+
 sparse_matmul = Primitive(
-    "sparse_matmul",
-    lambda x, matrix, core: _as_columns(matrix.__matmul__, x, matrix.shape[0], core),
+    "sparse_matmul", _one_operation(_product),
     jvp=lambda primals, tangents, ans, matrix, core: sparse_matmul(
         tangents[0], matrix=matrix, core=core),
     linear="all", shape_rule=_product_shape,
@@ -67,7 +88,7 @@ def _solve_kernel(b, matrix, core):
 
 #: ``sparse_solve(b, matrix=A, core=b.ndim)``: spsolve(A, b) for a constant sparse A.
 sparse_solve = Primitive(
-    "sparse_solve", _solve_kernel,
+    "sparse_solve", _one_operation(_solve_kernel),
     jvp=lambda primals, tangents, ans, matrix, core: sparse_solve(
         tangents[0], matrix=matrix, core=core),
     linear="all", shape_rule=lambda b, matrix, core: (b.shape, np.result_type(
