@@ -136,5 +136,10 @@ def test_a_sparse_matrix_built_from_duals_says_what_to_write():
     with pytest.raises(TypeError, match="holds numbers, not Duals"):
         dualad.jacfwd(lambda k: sp.diags([-np.ones(N - 1), 2.0 + k, -np.ones(N - 1)],
                                          [-1, 0, 1]) @ np.ones(N))(np.ones(N))
+    for make in (sp.csr_array, sp.csc_matrix, sp.dia_array, sp.lil_array):
+        with pytest.raises(TypeError, match="holds numbers, not Duals"):
+            dualad.jacfwd(lambda u: make(np.diag(u)) @ U)(U)
+    with pytest.raises(TypeError, match="holds numbers, not Duals"):
+        dualad.jacrev(lambda u: sp.coo_array((u, (np.arange(N), np.arange(N)))) @ U)(U)
     with pytest.raises(TypeError, match="multiply converts its argument to numbers"):
         dualad.jacfwd(lambda u: A.multiply(u).sum())(U)

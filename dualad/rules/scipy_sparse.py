@@ -152,6 +152,7 @@ def spsolve(A: Any, b: Any, permc_spec: Any = None, use_umfpack: bool = True) ->
 
 @scipy_rule("scipy.sparse._construct", "diags_array", "diags", "spdiags")
 @scipy_rule("scipy.sparse", "diags_array", "diags", "spdiags")
+@scipy_rule("scipy.sparse._base", "_spbase.__init__")  # csr_array(x), coo_array((x, ij)), ...
 def built_from_duals(*args: Any, **kwargs: Any) -> Any:
     """A sparse matrix built from Duals: refused, saying how to write it instead."""
     raise TypeError(_BUILT_FROM_DUALS)
