@@ -332,3 +332,14 @@ def test_arguments_without_seeds_stay_values_of_the_program():
     assert dualad_gpu.jacfwd(lambda a: np.sum(np.sqrt(1.0 + a)))(np.zeros(0)).shape == (0,)
     J = dualad_gpu.jacfwd(lambda x: x * dualad.stop_gradient(x))(np.array([3.0, 2.0]))
     assert_allclose(np.asarray(J), np.diag([3.0, 2.0]))
+
+
+def test_reductions_masked_by_traced_values():
+    """where= computed from the argument (a traced mask under jax.jit) and initial=."""
+    x = np.array([[0.5, -1.0, 2.0], [1.5, 0.3, -0.2]])
+    for f in (lambda x: np.sum(x ** 2, where=x > 0, axis=1),
+              lambda x: np.max(x, where=x < 1.0, initial=-5.0, axis=0),
+              lambda x: np.mean(x ** 2, where=x > 0) + np.prod(x, where=x < 1.0)):
+        want = dualad.jacfwd(f)(x)
+        assert_allclose(np.asarray(dualad_gpu.jacfwd(f)(x)), want, rtol=1e-14)
+        assert_allclose(np.asarray(dualad_gpu.jacrev(f)(x)), want, rtol=1e-14)

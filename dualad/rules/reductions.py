@@ -181,8 +181,12 @@ def _masked(a, where_, fill: float):
     """``a`` with ``fill`` where the mask ``where_`` (broadcast to ``a``) is False."""
     if where_ is None or where_ is True:
         return a
-    mask = np.broadcast_to(np.asarray(primal_value(where_), dtype=bool), shape_of(a))
-    return a if mask.all() else where(mask, a, fill)
+    mask = primal_value(where_)
+    if isinstance(mask, (list, tuple, bool, np.bool_, np.ndarray)):  # (not JAX's values)
+        mask = np.broadcast_to(np.asarray(mask, dtype=bool), shape_of(a))
+        if mask.all():
+            return a
+    return where(mask, a, fill)
 
 
 def _with_initial(reduced, initial, combine):
@@ -256,9 +260,11 @@ def _mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     total = _sum(a, axes, dtype=dtype, keepdims=keepdims, where=where)
     if where is None or where is True:
         return total / _count(shape_of(a), axes)
-    mask = np.broadcast_to(np.asarray(primal_value(where), dtype=bool), shape_of(a))
+    mask = primal_value(where)
+    mask = broadcast_to(np.asarray(mask) if isinstance(mask, (list, tuple)) else mask,
+                        shape=shape_of(a))
     real = np.finfo(primal_value(total).dtype).dtype  # (float32 stays float32)
-    return total / np.sum(mask, axis=axes, keepdims=bool(keepdims)).astype(real)
+    return total / sum_(mask.astype(real), axis=axes, keepdims=bool(keepdims))
 
 
 @implements(np.var)
