@@ -143,3 +143,15 @@ def test_a_sparse_matrix_built_from_duals_says_what_to_write():
         dualad.jacrev(lambda u: sp.coo_array((u, (np.arange(N), np.arange(N)))) @ U)(U)
     with pytest.raises(TypeError, match="multiply converts its argument to numbers"):
         dualad.jacfwd(lambda u: A.multiply(u).sum())(U)
+
+
+def test_the_sparsity_pattern_is_the_operator_s():
+    f = lambda u: A @ u + u ** 2 + (u @ A) * u[0]  # noqa: E731
+    pattern = dualad.jacobian_sparsity(lambda u: A @ u + u ** 2, U)
+    assert np.array_equal(pattern.toarray(), (DENSE != 0) | np.eye(N, dtype=bool))
+    assert_allclose(dualad.sparse_jacobian(f)(U).toarray(), dualad.jacfwd(f)(U), rtol=1e-15)
+
+
+def test_taylor_mode_through_the_operator():
+    g = lambda u: np.sum(np.sin(A @ u) + spla.spsolve(A, u ** 3))  # noqa: E731
+    assert_allclose(dualad.laplacian(g)(U), np.trace(dualad.hessian(g)(U)), rtol=1e-12)

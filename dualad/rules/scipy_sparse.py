@@ -56,6 +56,7 @@ def _one_operation(kernel: Any) -> Any:
         return kernel(x, matrix, core)
 
     call.__name__ = kernel.__name__
+    call._implementation = kernel  # (what ndarray's own __array_function__ calls)
     return call
 
 

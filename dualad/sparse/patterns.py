@@ -12,8 +12,8 @@ a pattern rule here:
 
 * a gather (reshape, transpose, broadcast, indexing, concatenation) runs its
   own NumPy kernel on arrays of row numbers, then picks those rows;
-* a reduction (sum, cumsum) and a product (matmul, einsum) unite the rows
-  that meet in each output element;
+* a reduction (sum, cumsum) and a product (matmul, einsum, a constant
+  scipy.sparse operator's) unite the rows that meet in each output element;
 * anything else linear (solves, a user primitive declared ``pattern="dense"``)
   makes every output element depend on every input element.
 
@@ -44,6 +44,7 @@ from ..rules import complex_numbers as _complex
 from ..rules import elementwise as _elementwise
 from ..rules import linalg as _linalg
 from ..rules import reductions as _reductions
+from ..rules import scipy_sparse as _scipy_sparse
 from ..rules import shape as _shape
 from . import rows as _rows
 
@@ -494,6 +495,22 @@ def _matmul_rule(tag, args, params, shape):
     return _contraction(tag, args, terms, out, shape)
 
 
+def _sparse_product_rule(tag, args, params, shape):
+    """A constant scipy.sparse A @ x: output (…, i, …) unites the inputs (…, j, …) of
+    A's nonzeros (i, j), the leading and trailing axes carried along."""
+    x, matrix, core = args[0], params["matrix"], params["core"]
+    entries = matrix.tocoo()
+    nonzero = entries.data != 0  # (A is a constant: its zeros hold at every x)
+    i, j = entries.row[nonzero][None, :, None], entries.col[nonzero][None, :, None]
+    lead = int(np.prod(x.shape[:x.ndim - core], dtype=np.int64))
+    rest = int(np.prod(x.shape[x.ndim - core + 1:], dtype=np.int64))
+    m, n = matrix.shape
+    at = np.arange(lead)[:, None, None]
+    trailing = np.arange(rest)[None, None, :]
+    return _rows.combine(x.rows, ((at * m + i) * rest + trailing).ravel(),
+                         ((at * n + j) * rest + trailing).ravel(), lead * m * rest)
+
+
 def _contraction(tag, args, terms, output, shape):
     """Rows of an einsum linear in one operand: output element o depends on operand
     element t where they agree on their shared letters (and, locally, where the other
@@ -582,4 +599,5 @@ PATTERN_RULES = {
     _reductions.cumsum: _cumsum_rule,
     _linalg.matmul: _matmul_rule,
     _linalg.einsum: _einsum_rule,
+    _scipy_sparse.sparse_matmul: _sparse_product_rule,
 }
