@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 
 from . import ops
-from .dual import Dual, primal_value
-from .primitive import Boxed, EscapedDualError, Primitive, Tag
+from .dual import Dual, is_sparse_matrix, primal_value
+from .primitive import Boxed, EscapedDualError, Primitive, Tag, same_layout_copy
 
 __all__ = ["LinearVar", "Tape", "TangentOperators", "abstract_eval", "backward",
-           "check_linear", "forward"]
+           "check_linear", "forward", "held"]
 
 
 class Tape:
@@ -121,7 +121,8 @@ class LinearVar(TangentOperators, Boxed):
         shape, dtype = abstract_eval(prim, args, params)
         tape = self.tape
         out = tape.new_var(shape, dtype, tag)
-        tape.nodes.append((prim, args, params, linear, out))
+        args = tuple(a if flag else held(a) for a, flag in zip(args, linear))
+        tape.nodes.append((prim, args, {k: held(v) for k, v in params.items()}, linear, out))
         return out
 
     def record_combination(self, weights: list, terms: list, ans: Any,
@@ -129,7 +130,7 @@ class LinearVar(TangentOperators, Boxed):
         """Record Σ wᵢ·tᵢ — an elementwise rule's tangent — as one node."""
         tape = self.tape
         out = tape.new_var((1,) + tuple(ans.shape), ans.dtype, self._tag)
-        params = {"weights": tuple(weights), "safe": nonfinite or tape.nan_safe}
+        params = {"weights": tuple(map(held, weights)), "safe": nonfinite or tape.nan_safe}
         tape.nodes.append((ops.combine, tuple(terms), params, None, out))
         return out
 
@@ -175,6 +176,20 @@ def abstract_eval(prim: Primitive, args: tuple, params: dict) -> tuple[tuple, np
                if isinstance(a, TangentOperators) else primal_value(a) for a in args]
     out = prim.impl(*dummies, **params)
     return np.shape(out), out.dtype
+
+
+def held(value: Any) -> Any:
+    """What the tape keeps of a constant it reads again when it is walked back: a copy
+    of an array anyone may write into (a buffer the function refills after using it
+    would otherwise change the derivative), laid out as the original."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return same_layout_copy(value) if value.flags.writeable else value
+    if kind is tuple:
+        return tuple(map(held, value))
+    if is_sparse_matrix(value):
+        return value.copy()
+    return value
 
 
 # -- the tape run forward (linearize) ---------------------------------------------

@@ -35,6 +35,7 @@ __all__ = [
     "UFUNC_HANDLERS",
     "FUNCTION_HANDLERS",
     "NON_DIFFERENTIABLE",
+    "same_layout_copy",
 ]
 
 #: NumPy's conversions, wrapped while a transform runs (dualad.constructors).
@@ -581,3 +582,15 @@ def missing_rule_error(func: Any) -> TypeError:
           f"{getattr(func, '__name__', 'f')!r}, {code_name}, jvp=..., "
           f"numpy_function={code_name}).\n"
         + primal)
+
+
+def same_layout_copy(x: np.ndarray) -> np.ndarray:
+    """A copy of ``x`` with its strides (the memory of a reversed or strided view)."""
+    if x.flags.c_contiguous or x.size == 0:
+        return x.copy()
+    low = sum(min(0, (n - 1) * s) for n, s in zip(x.shape, x.strides))
+    high = sum(max(0, (n - 1) * s) for n, s in zip(x.shape, x.strides)) + x.itemsize
+    memory = np.empty(high - low, np.uint8)
+    copy = np.ndarray(x.shape, x.dtype, buffer=memory, offset=-low, strides=x.strides)
+    copy[...] = x
+    return copy

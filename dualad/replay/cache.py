@@ -596,5 +596,5 @@ def _plain(x: Any) -> Any:
     """A result of the recording call as the interpreter gives it (no traced array)."""
     if isinstance(x, Traced):
         value = x._value
-        return value.copy() if isinstance(value, np.ndarray) else value
+        return value.copy(order="K") if isinstance(value, np.ndarray) else value
     return x

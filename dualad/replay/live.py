@@ -35,8 +35,8 @@ from ..primitive import EscapedDualError, Tag
 from .coroutine import Coroutine
 from .rerun import (PROPERTIES, call_operation, duals_of, rebuild, replay_log, replay_steps,
                     same_layout_copy)
-from .templates import (PLAIN, LiveRef, Opaque, changed_floats, float_leaves, made_anew,
-                        sparse_parts, template)
+from .templates import (PLAIN, LiveRef, Opaque, bits, changed_floats, float_leaves,
+                        made_anew, sparse_parts, template)
 from .tracing import Traced, Unrecordable
 
 __all__ = ["Live", "Session", "Opaque"]
@@ -443,6 +443,9 @@ class Session:
             self.broken = self.broken or str(why)
             self.materialize()
             return self.operate(name, live, args, kwargs)
+        # the constant arrays as this operation reads them (the function may write into
+        # them later in the call), for the log's replays
+        logged = rebuild((args, kwargs), self._as_read)
         errstate = recorder.geterr()
         recorder.errstate = errstate
         step = Step(name, shape, None)
@@ -474,7 +477,7 @@ class Session:
                     step.rebinds.append((other._index, value._slot))
         self.steps.append(step)
         self.position += 1
-        self.log.append((name, live, args, kwargs, wrapped, substituted))
+        self.log.append((name, live, *logged, wrapped, substituted))
         return wrapped
 
     def _wrap(self, result: Any, path: tuple = ()) -> Any:
@@ -541,12 +544,22 @@ class Session:
             return self.freeze(x)
         return x
 
+    def _as_read(self, x: Any) -> Any:
+        """A constant array (or sparse matrix) as an operation reads it: its frozen copy;
+        the transform's arguments stay themselves (the log's replays substitute them)."""
+        if type(x) is np.ndarray or sparse_parts(x) is not None:
+            argument = self.argument_ids.get(id(x))
+            if argument is None or argument[0] is not x:
+                return self.freeze(x)
+        return x
+
     def freeze(self, array: Any) -> Any:
         """The copy of a constant array (or scipy.sparse matrix) the recording uses, laid
         out as the caller's (a layout may change the bits of a sum): the caller may
-        write into theirs."""
+        write into theirs, between calls or within this one (a buffer refilled after
+        its use: a new copy, which the operations from here on read)."""
         frozen = self.frozen.get(id(array))
-        if frozen is None or frozen[0] is not array:
+        if frozen is None or frozen[0] is not array or bits(frozen[1]) != bits(array):
             copy = same_layout_copy(array) if type(array) is np.ndarray else array.copy()
             frozen = self.frozen[id(array)] = (array, copy)
         return frozen[1]

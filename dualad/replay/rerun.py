@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..primitive import same_layout_copy  # noqa: F401  (the replay's too)
 from ..pytrees import tree_leaves
 from .templates import ArgRef, Bits, FloatIn, LiveRef, Named, NewLive, Objects, Static
 
@@ -155,17 +156,3 @@ def rebuild(x: Any, leaf: Callable[[Any], Any]) -> Any:
             out.flat[i] = rebuild(item, leaf)
         return out
     return leaf(x)
-
-
-def same_layout_copy(x: np.ndarray) -> np.ndarray:
-    """A copy of ``x`` with its strides (the memory of a reversed or strided view)."""
-    if x.flags.c_contiguous or x.size == 0:
-        return x.copy()
-    low = sum(min(0, (n - 1) * s) for n, s in zip(x.shape, x.strides))
-    high = sum(max(0, (n - 1) * s) for n, s in zip(x.shape, x.strides)) + x.itemsize
-    memory = np.empty(high - low, np.uint8)
-    copy = np.ndarray(x.shape, x.dtype, buffer=memory, offset=-low, strides=x.strides)
-    copy[...] = x
-    return copy
-
-

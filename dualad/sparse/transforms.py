@@ -328,9 +328,11 @@ def sparse_jacobian(fun: Callable, argnums: int = 0, *, sparsity: Any = "detect"
         ``"detect"`` finds the global pattern with :func:`jacobian_sparsity` at
         the first call for each input shape and dtype, and again at every call
         that does not replay its recording to the end (state ``fun`` reads may
-        change its structure: a changed pattern is prepared anew); or give the
-        pattern (a ``scipy.sparse`` or dense array of shape ``(m, n)``, nonzeros
-        marked), which is not checked.
+        change its structure: a changed pattern is prepared anew; the checks run
+        ``fun`` again, so a function that draws random numbers or counts its calls
+        sees more calls than calls of the transform, fewer once they replay); or give
+        the pattern (a ``scipy.sparse`` or dense array of shape ``(m, n)``, nonzeros
+        marked), which is not checked, and ``fun`` runs once per pass.
     mode:
         ``"fwd"`` colours the columns (one forward pass per colour), ``"rev"``
         the rows (one reverse pass per colour); ``"auto"`` takes the one with
