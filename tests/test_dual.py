@@ -141,8 +141,11 @@ def test_ufunc_methods():
     assert_allclose(np.add.accumulate(x).tangent, [[1.0, 2.0, 3.0]])
     assert_allclose(np.multiply.reduce(x).tangent, [11.0])
     assert np.multiply.outer(x, x).shape == (3, 3)
+    np.add.at(x, [0, 0], 1.0)  # (repeated indices accumulate, into the Dual)
+    assert_allclose(x.primal, [3.0, 2.0, 3.0])
+    assert_allclose(x.tangent, np.ones((1, 3)))
     with pytest.raises(TypeError, match="at is not supported"):
-        np.add.at(x, [0], 1.0)
+        np.multiply.at(x, [0], 2.0)
 
 
 # -- nothing is silently lost -------------------------------------------------
