@@ -42,18 +42,18 @@ def _as_columns(apply: Any, x: np.ndarray, rows: int, core: int) -> np.ndarray:
 
 
 def _one_operation(kernel: Any) -> Any:
-    """``kernel(x, matrix, core)``, called through the ``__array_function__`` of an
+    """``kernel(x, matrix, core, ...)``, called through the ``__array_function__`` of an
     ndarray subclass that has its own (a replay's recording: one operation, the
     constant matrix with it), else as it is (SciPy's code is no NumPy call)."""
 
-    def call(x, matrix, core):
+    def call(x, matrix, core, **options):
         kind = type(x)
         if kind is not np.ndarray and isinstance(x, np.ndarray) \
                 and kind.__array_function__ is not np.ndarray.__array_function__:
-            result = x.__array_function__(call, (kind,), (x, matrix, core), {})
+            result = x.__array_function__(call, (kind,), (x, matrix, core), options)
             if result is not NotImplemented:
                 return result
-        return kernel(x, matrix, core)
+        return kernel(x, matrix, core, **options)
 
     call.__name__ = kernel.__name__
     call._implementation = kernel  # (what ndarray's own __array_function__ calls)
@@ -66,12 +66,12 @@ def _product_shape(x, matrix, core):
     return shape, np.result_type(x.dtype, matrix.dtype)
 
 
-#: ``sparse_matmul(x, matrix=A, core=x.ndim)``: A @ x for a constant sparse A, over the
-#: leading axes of x beyond its ``core`` ones.
 def _product(x, matrix, core):
     return _as_columns(matrix.__matmul__, x, matrix.shape[0], core)
 
 
+#: ``sparse_matmul(x, matrix=A, core=x.ndim)``: A @ x for a constant sparse A, over the
+#: leading axes of x beyond its ``core`` ones.
 sparse_matmul = Primitive(
     "sparse_matmul", _one_operation(_product),
     jvp=lambda primals, tangents, ans, matrix, core: sparse_matmul(
@@ -82,20 +82,22 @@ sparse_matmul = Primitive(
 )
 
 
-def _solve_kernel(b, matrix, core):
+def _solve_kernel(b, matrix, core, options=(None, True)):
     spsolve = original("scipy.sparse.linalg", "spsolve")
-    return _as_columns(lambda columns: spsolve(matrix, columns), b, matrix.shape[1], core)
+    return _as_columns(lambda columns: spsolve(matrix, columns, *options), b,
+                       matrix.shape[1], core)
 
 
-#: ``sparse_solve(b, matrix=A, core=b.ndim)``: spsolve(A, b) for a constant sparse A.
+#: ``sparse_solve(b, matrix=A, core=b.ndim, options=(permc_spec, use_umfpack))``:
+#: spsolve(A, b) for a constant sparse A.
 sparse_solve = Primitive(
     "sparse_solve", _one_operation(_solve_kernel),
-    jvp=lambda primals, tangents, ans, matrix, core: sparse_solve(
-        tangents[0], matrix=matrix, core=core),
-    linear="all", shape_rule=lambda b, matrix, core: (b.shape, np.result_type(
+    jvp=lambda primals, tangents, ans, matrix, core, options: sparse_solve(
+        tangents[0], matrix=matrix, core=core, options=options),
+    linear="all", shape_rule=lambda b, matrix, core, options: (b.shape, np.result_type(
         b.dtype, matrix.dtype)),
-    transpose=lambda ct, args, linear, matrix, core: (
-        sparse_solve(ct, matrix=matrix.T.tocsc(), core=core),),
+    transpose=lambda ct, args, linear, matrix, core, options: (
+        sparse_solve(ct, matrix=matrix.T.tocsc(), core=core, options=options),),
 )
 
 
@@ -148,7 +150,8 @@ def spsolve(A: Any, b: Any, permc_spec: Any = None, use_umfpack: bool = True) ->
     if len(shape_of(x)) == 2 and shape_of(x)[1] == 1:  # a column: SciPy's x is a vector
         x = reshape(x, shape=(shape_of(x)[0],))
     matrix = A if A.format in ("csc", "csr") else A.tocsc()
-    return sparse_solve(x, matrix=matrix, core=len(shape_of(x)))
+    return sparse_solve(x, matrix=matrix, core=len(shape_of(x)),
+                        options=(permc_spec, use_umfpack))
 
 
 @scipy_rule("scipy.sparse._construct", "diags_array", "diags", "spdiags")
