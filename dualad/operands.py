@@ -509,7 +509,9 @@ def _reduction_to_rule(wrapreduction: Callable) -> Callable:
     reduced as the Dual made of it (NumPy's object loop compares: a tie took one)."""
 
     def wrapped(obj, ufunc, method, *args, **kwargs):
-        if _holds_boxes(obj):
+        kind = type(obj)  # (every np.sum passes here: a numeric array at once)
+        if (kind is list or kind is tuple or kind is np.ndarray and obj.dtype.hasobject) \
+                and _holds_boxes(obj):
             obj = from_objects(np.array(obj, dtype=object))
         return wrapreduction(obj, ufunc, method, *args, **kwargs)
 
