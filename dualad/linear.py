@@ -11,6 +11,7 @@ transpose rule: the vector-Jacobian product.
 from __future__ import annotations
 
 import weakref
+import zlib
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from .dual import Dual, is_sparse_matrix, primal_value
 from .primitive import Boxed, EscapedDualError, Primitive, Tag, same_layout_copy
 
 __all__ = ["LinearVar", "Tape", "TangentOperators", "abstract_eval", "backward",
-           "check_linear", "forward", "held"]
+           "check_linear", "forward", "COPIED_UP_TO"]
 
 
 class Tape:
@@ -31,18 +32,66 @@ class Tape:
     (the ``where(x > 0, sqrt(x), 0)`` trap).
     """
 
-    __slots__ = ("nodes", "count", "nan_safe", "ref", "__weakref__")
+    __slots__ = ("nodes", "count", "nan_safe", "ref", "watched", "__weakref__")
 
     def __init__(self, nan_safe: bool = False) -> None:
         self.nodes: list[tuple] = []
         self.count = 0
         self.nan_safe = nan_safe
         self.ref = weakref.ref(self)  # what its vars hold
+        self.watched: list[tuple] = []  # (large array, its CRC-32), checked when walked
 
     def new_var(self, shape: tuple, dtype: np.dtype, tag: Tag) -> LinearVar:
         var = LinearVar(shape, dtype, tag, self, self.count)
         self.count += 1
         return var
+
+    def held(self, value: Any) -> Any:
+        """What the tape keeps of a constant it reads again when it is walked: a copy of
+        an array anyone may write into (a buffer the function refills after using it
+        would otherwise change the derivative), laid out as the original; an array
+        larger than :data:`COPIED_UP_TO` is kept itself and checked instead (a copy
+        would double the memory of a large operand), a change raising."""
+        kind = type(value)
+        if kind is np.ndarray:
+            if not value.flags.writeable:
+                return value
+            if value.nbytes <= COPIED_UP_TO:
+                return same_layout_copy(value)
+            self.watched.append((value, _crc(value)))
+            return value
+        if kind is tuple:
+            return tuple(map(self.held, value))
+        if is_sparse_matrix(value):
+            return value.copy()
+        return value
+
+    def check(self) -> None:
+        """Raise if a large constant the tape holds was written into since it was held."""
+        for value, crc in self.watched:
+            if _crc(value) != crc:
+                raise ValueError(
+                    "the function wrote into an array after an operation used it, and "
+                    "reverse mode (grad, jacrev, vjp, linearize) reads that operation's "
+                    "constants again when it walks back: copy the array before writing "
+                    "into it (np.copy), or use forward mode (jacfwd, jvp).")
+
+
+#: Constant arrays up to this many bytes are copied onto a reverse-mode tape; larger ones
+#: are checked for writes (a CRC-32) when the tape is walked.
+COPIED_UP_TO = 1 << 16
+
+
+def _crc(value: np.ndarray) -> int:
+    """The CRC-32 of ``value``'s elements, a strided view's read in small pieces (no copy
+    of the whole: the operand may be large)."""
+    if value.flags.c_contiguous:
+        return zlib.crc32(value.reshape(-1).view(np.uint8))
+    crc = 0
+    for piece in np.nditer(value, flags=["external_loop", "buffered", "zerosize_ok"],
+                           buffersize=1 << 13, order="C"):
+        crc = zlib.crc32(piece.tobytes(), crc)
+    return crc
 
 
 class TangentOperators:
@@ -121,8 +170,9 @@ class LinearVar(TangentOperators, Boxed):
         shape, dtype = abstract_eval(prim, args, params)
         tape = self.tape
         out = tape.new_var(shape, dtype, tag)
-        args = tuple(a if flag else held(a) for a, flag in zip(args, linear))
-        tape.nodes.append((prim, args, {k: held(v) for k, v in params.items()}, linear, out))
+        args = tuple(a if flag else tape.held(a) for a, flag in zip(args, linear))
+        tape.nodes.append((prim, args, {k: tape.held(v) for k, v in params.items()}, linear,
+                           out))
         return out
 
     def record_combination(self, weights: list, terms: list, ans: Any,
@@ -130,7 +180,8 @@ class LinearVar(TangentOperators, Boxed):
         """Record Σ wᵢ·tᵢ — an elementwise rule's tangent — as one node."""
         tape = self.tape
         out = tape.new_var((1,) + tuple(ans.shape), ans.dtype, self._tag)
-        params = {"weights": tuple(map(held, weights)), "safe": nonfinite or tape.nan_safe}
+        params = {"weights": tuple(map(tape.held, weights)),
+                  "safe": nonfinite or tape.nan_safe}
         tape.nodes.append((ops.combine, tuple(terms), params, None, out))
         return out
 
@@ -178,20 +229,6 @@ def abstract_eval(prim: Primitive, args: tuple, params: dict) -> tuple[tuple, np
     return np.shape(out), out.dtype
 
 
-def held(value: Any) -> Any:
-    """What the tape keeps of a constant it reads again when it is walked back: a copy
-    of an array anyone may write into (a buffer the function refills after using it
-    would otherwise change the derivative), laid out as the original."""
-    kind = type(value)
-    if kind is np.ndarray:
-        return same_layout_copy(value) if value.flags.writeable else value
-    if kind is tuple:
-        return tuple(map(held, value))
-    if is_sparse_matrix(value):
-        return value.copy()
-    return value
-
-
 # -- the tape run forward (linearize) ---------------------------------------------
 
 
@@ -199,6 +236,7 @@ def forward(tape: Tape, seeds: dict[int, Any]) -> dict[int, Any]:
     """Run ``tape`` forward from tangents ``{var index: t}`` of its input vars: every
     var's tangent (``(1, *shape)``), each recorded linear primitive applied to the
     values of its vars (what :func:`~dualad.linearize`'s function computes)."""
+    tape.check()
     values = dict(seeds)
     for prim, args, params, linear, out in tape.nodes:
         flags = linear if linear is not None else (True,) * len(args)
@@ -218,6 +256,7 @@ def backward(tape: Tape, seeds: dict[int, Any]) -> dict[int, Any]:
 
     Each cotangent has a leading axis of B seeds followed by its var's shape.
     """
+    tape.check()
     cts = dict(seeds)
     for prim, args, params, linear, out in reversed(tape.nodes):
         ct = cts.pop(out.index, None)

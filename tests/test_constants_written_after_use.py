@@ -75,3 +75,21 @@ def test_every_call_lays_its_result_out_as_the_interpreter(transform):
             scale[0] += 0.5  # (the next call is finished by the interpreter)
         got, expected = replayed(X), interpreted(X)
         assert np.array_equal(got, expected) and got.strides == expected.strides, k
+
+
+def test_a_large_operand_written_after_its_use_raises_in_reverse_mode():
+    """Larger than COPIED_UP_TO, an operand is not copied onto the tape but checked:
+    reverse mode says what happened, forward mode reads it as each use saw it."""
+    W = np.ones((100, 100))  # 80 kB
+
+    def f(x):
+        y = W @ x
+        W[0, 0] += 1.0
+        return np.sum(y ** 2)
+
+    x = np.ones(100)
+    assert dualad.jacfwd(f, replay=False)(x)[0] == 20000.0
+    with pytest.raises(ValueError, match="wrote into an array after an operation used it"):
+        dualad.grad(f, replay=False)(x)
+    with pytest.raises(ValueError, match="copy the array before writing"):
+        dualad.linearize(f, x)[1](x)
